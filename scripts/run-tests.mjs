@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// The one test command (`npm test`). Node 20's `node --test` expands no globs and silently runs
+// nothing for a folder, so this script finds every *.test.ts itself and passes the explicit list.
+// Order: type-check, lint/format, contract freshness, then the test files.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const testRoots = ['contract/test', 'server/test', 'client/test'];
+const only = process.argv.slice(2);
+
+function findTests(dir) {
+  const out = [];
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries.sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...findTests(full));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, full));
+  }
+  return out;
+}
+
+function step(label, cmd, args) {
+  process.stdout.write(`\n== ${label}\n`);
+  const started = Date.now();
+  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (res.status !== 0) {
+    process.stdout.write(`== ${label} failed (${secs}s)\n`);
+    // A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
+const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
+const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+const skipped = count('skipped') + count('todo');
+process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(res.status ?? 1);
+  }
+  process.stdout.write(`== ${label} ok (${secs}s)\n`);
+}
+
+let files = testRoots.flatMap((d) => findTests(join(root, d)));
+if (only.length > 0) files = files.filter((f) => only.some((o) => f.includes(o)));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+if (only.length === 0) {
+  step('type-check (tsc --noEmit)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+  step('lint and format (biome check)', 'npx', ['biome', 'check', '.']);
+  step('contract is fresh (contract:check)', 'node', ['--import', 'tsx', 'contract/scripts/build-contract.ts', '--check']);
+}
+process.stdout.write(`\n== ${files.length} test files\n`);
+mkdirSync(join(root, 'test-output'), { recursive: true });
+// Files run in parallel processes (2 cores); each test file owns its own temp data dir and port.
+const res = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', '--test-reporter-destination=test-output/tap.txt', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent' } },
+);
+// A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
+const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
+const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+const skipped = count('skipped') + count('todo');
+process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(res.status ?? 1);
