@@ -3,7 +3,7 @@
 // nothing for a folder, so this script finds every *.test.ts itself and passes the explicit list.
 // Order: type-check, lint/format, contract freshness, then the test files.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -33,12 +33,7 @@ function step(label, cmd, args) {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (res.status !== 0) {
     process.stdout.write(`== ${label} failed (${secs}s)\n`);
-    // A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
-const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
-const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
-const skipped = count('skipped') + count('todo');
-process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
-process.exit(res.status ?? 1);
+    process.exit(res.status ?? 1);
   }
   process.stdout.write(`== ${label} ok (${secs}s)\n`);
 }
@@ -53,19 +48,39 @@ if (files.length === 0) {
 if (only.length === 0) {
   step('type-check (tsc --noEmit)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
   step('lint and format (biome check)', 'npx', ['biome', 'check', '.']);
-  step('contract is fresh (contract:check)', 'node', ['--import', 'tsx', 'contract/scripts/build-contract.ts', '--check']);
+  step('contract is fresh (contract:check)', 'node', [
+    '--import',
+    'tsx',
+    'contract/scripts/build-contract.ts',
+    '--check',
+  ]);
 }
 process.stdout.write(`\n== ${files.length} test files\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });
 // Files run in parallel processes (2 cores); each test file owns its own temp data dir and port.
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', '--test-reporter-destination=test-output/tap.txt', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent' } },
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    '--test-reporter-destination=test-output/tap.txt',
+    ...files,
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent' },
+  },
 );
 // A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
 const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
 const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
 const skipped = count('skipped') + count('todo');
-process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.stdout.write(
+  `\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+);
 process.exit(res.status ?? 1);

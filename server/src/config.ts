@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+
+/** Runtime configuration, read once from the environment (see README "Configuration"). */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  /** Admin bearer token from the environment; when null one is generated and kept in the data dir. */
+  apiToken: string | null;
+  playbackPolicy: 'adaptive' | 'strict';
+  transcode: boolean;
+  ffmpegPath: string;
+  ffprobePath: string;
+  tmdbApiKey: string | null;
+  tmdbBaseUrl: string;
+  tmdbImageBaseUrl: string;
+  omdbApiKey: string | null;
+  omdbBaseUrl: string;
+  upcBaseUrl: string;
+  artifactCacheMb: number;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+/** A configuration value that cannot be used; the message names the variable and what it accepts. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, key: string, fallback: string): string {
+  const value = env[key]?.trim();
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optional(env: Env, key: string): string | null {
+  const value = env[key]?.trim();
+  return value === undefined || value === '' ? null : value;
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, key);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${key}=${raw} is not valid: expected a whole number from ${min} to ${max}`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, key: string, fallback: T, allowed: readonly T[]): T {
+  const raw = optional(env, key)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  const found = allowed.find((a) => a === raw);
+  if (found === undefined) {
+    throw new ConfigError(`${key}=${raw} is not valid: expected one of ${allowed.join(', ')}`);
+  }
+  return found;
+}
+
+function url(env: Env, key: string, fallback: string): string {
+  const raw = text(env, key, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${key}=${raw} is not valid: expected an http(s) URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${key}=${raw} is not valid: expected an http(s) URL`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Reads and validates the configuration.
+ * @param env the environment (process.env in production, a literal in tests).
+ * @returns the validated config; throws ConfigError with a clear message on a bad value.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(text(env, 'REELSHELF_DATA_DIR', './data'));
+  const databaseUrl = text(env, 'REELSHELF_DATABASE_URL', `sqlite:${resolve(dataDir, 'reelshelf.sqlite')}`);
+  if (!databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError(
+      `REELSHELF_DATABASE_URL=${databaseUrl.replace(/\/\/[^@]*@/, '//***@')} is not supported yet: only sqlite:<file> works in this version`,
+    );
+  }
+  const apiToken = optional(env, 'REELSHELF_API_TOKEN');
+  if (apiToken !== null && apiToken.length < 16) {
+    throw new ConfigError('REELSHELF_API_TOKEN is too short: use at least 16 characters');
+  }
+  const host = text(env, 'REELSHELF_HOST', '0.0.0.0');
+  const ffmpegPath = text(env, 'REELSHELF_FFMPEG', 'ffmpeg');
+  const ffprobePath = text(env, 'REELSHELF_FFPROBE', 'ffprobe');
+  for (const [key, value] of [
+    ['REELSHELF_FFMPEG', ffmpegPath],
+    ['REELSHELF_FFPROBE', ffprobePath],
+  ] as const) {
+    if (isAbsolute(value) && !existsSync(value)) {
+      throw new ConfigError(`${key}=${value} is not valid: no such file`);
+    }
+  }
+  return {
+    host,
+    port: integer(env, 'REELSHELF_PORT', 8787, 0, 65535),
+    dataDir,
+    databaseUrl,
+    apiToken,
+    playbackPolicy: oneOf(env, 'REELSHELF_PLAYBACK_POLICY', 'adaptive', ['adaptive', 'strict'] as const),
+    transcode: oneOf(env, 'REELSHELF_TRANSCODE', 'on', ['on', 'off'] as const) === 'on',
+    ffmpegPath,
+    ffprobePath,
+    tmdbApiKey: optional(env, 'REELSHELF_TMDB_API_KEY'),
+    tmdbBaseUrl: url(env, 'REELSHELF_TMDB_BASE_URL', 'https://api.themoviedb.org/3'),
+    tmdbImageBaseUrl: url(env, 'REELSHELF_TMDB_IMAGE_BASE_URL', 'https://image.tmdb.org/t/p'),
+    omdbApiKey: optional(env, 'REELSHELF_OMDB_API_KEY'),
+    omdbBaseUrl: url(env, 'REELSHELF_OMDB_BASE_URL', 'https://www.omdbapi.com/'),
+    upcBaseUrl: url(env, 'REELSHELF_UPC_BASE_URL', 'https://api.upcitemdb.com/prod/trial'),
+    artifactCacheMb: integer(env, 'REELSHELF_ARTIFACT_CACHE_MB', 20480, 16, 100_000_000),
+    logLevel: oneOf(env, 'REELSHELF_LOG_LEVEL', 'info', [
+      'fatal',
+      'error',
+      'warn',
+      'info',
+      'debug',
+      'trace',
+      'silent',
+    ] as const),
+    bodyLimitBytes: 1024 * 1024,
+  };
+}

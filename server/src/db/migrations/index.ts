@@ -1,0 +1,21 @@
+import type { Kysely, Migration } from 'kysely';
+import * as m0001 from './0001-initial.ts';
+import type { Dialect } from './helpers.ts';
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+/** Numbered migrations, applied in order at start; never edit one that has shipped, add the next. */
+const MIGRATIONS: Record<string, MigrationModule> = {
+  '0001-initial': m0001,
+};
+
+/** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  const out: Record<string, Migration> = {};
+  for (const [name, mod] of Object.entries(MIGRATIONS)) {
+    out[name] = { up: (db) => mod.up(db, dialect) };
+  }
+  return out;
+}

@@ -1,0 +1,231 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Kysely table types. Conventions that keep the SQL dialect-neutral (SQLite now, PostgreSQL later):
+ * ids are integer identities, booleans are integers 0/1, timestamps are ISO-8601 UTC text,
+ * structured values are JSON text.
+ */
+type Id = Generated<number>;
+type Timestamp = string;
+type Flag = number;
+
+export interface CollectionsTable {
+  id: Id;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface LibraryRootsTable {
+  id: Id;
+  path: string;
+  name: string;
+  collection_id: number | null;
+  created_at: Timestamp;
+  last_scan_at: Timestamp | null;
+}
+
+export interface BindersTable {
+  id: Id;
+  name: string;
+  capacity: number;
+  created_at: Timestamp;
+}
+
+export interface MoviesTable {
+  id: Id;
+  title: string;
+  sort_title: string;
+  /** Lower-cased, accent- and punctuation-free title used for matching and search. */
+  normalized_title: string;
+  original_title: string | null;
+  year: number | null;
+  overview: string | null;
+  tagline: string | null;
+  runtime_minutes: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  genres_json: string | null;
+  tmdb_collection_id: number | null;
+  tmdb_collection_name: string | null;
+  binder_id: number | null;
+  has_digital_store_a: ColumnType<Flag, Flag | undefined, Flag>;
+  has_digital_store_b: ColumnType<Flag, Flag | undefined, Flag>;
+  watched: ColumnType<Flag, Flag | undefined, Flag>;
+  enriched_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DiscEditionsTable {
+  id: Id;
+  movie_id: number;
+  label: string | null;
+  format: string | null;
+  barcode: string | null;
+  region: string | null;
+  created_at: Timestamp;
+}
+
+export interface PhysicalCopiesTable {
+  id: Id;
+  movie_id: number;
+  edition_id: number | null;
+  binder_id: number | null;
+  slot: string | null;
+  notes: string | null;
+  created_at: Timestamp;
+}
+
+export interface MediaFilesTable {
+  id: Id;
+  movie_id: number | null;
+  edition_id: number | null;
+  library_root_id: number;
+  relative_path: string;
+  size_bytes: number;
+  mtime_ms: number;
+  fingerprint: string | null;
+  edition_label: string | null;
+  /** present | missing */
+  status: string;
+  /** not_analyzed | analyzed | failed */
+  analysis_status: string;
+  capabilities_json: string | null;
+  analysis_error: string | null;
+  analyzed_size_bytes: number | null;
+  analyzed_fingerprint: string | null;
+  analyzed_at: Timestamp | null;
+  missing_since: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface StagingMediaFilesTable {
+  id: Id;
+  scan_id: number;
+  library_root_id: number;
+  relative_path: string;
+  size_bytes: number;
+  mtime_ms: number;
+  fingerprint: string | null;
+  parsed_title: string | null;
+  parsed_year: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  edition_label: string | null;
+  analysis_status: string;
+  capabilities_json: string | null;
+  analysis_error: string | null;
+  /** new | changed | moved | unchanged */
+  action: string;
+  media_file_id: number | null;
+  match_movie_id: number | null;
+  created_at: Timestamp;
+}
+
+export interface PersonsTable {
+  id: Id;
+  tmdb_id: number | null;
+  name: string;
+  profile_path: string | null;
+}
+
+export interface PersonMovieTable {
+  id: Id;
+  person_id: number;
+  movie_id: number;
+  /** cast | crew */
+  role: string;
+  character: string | null;
+  job: string | null;
+  department: string | null;
+  sort_order: number;
+}
+
+export interface StudiosTable {
+  id: Id;
+  tmdb_id: number | null;
+  name: string;
+}
+
+export interface MovieStudioTable {
+  movie_id: number;
+  studio_id: number;
+}
+
+export interface MovieArtworkStateTable {
+  movie_id: number;
+  poster_state: string;
+  poster_source: string | null;
+  poster_path: string | null;
+  backdrop_state: string;
+  backdrop_source: string | null;
+  backdrop_path: string | null;
+  fetched_at: Timestamp | null;
+  error: string | null;
+}
+
+export interface MovieRatingsTable {
+  movie_id: number;
+  source: string;
+  value: string;
+  fetched_at: Timestamp;
+}
+
+export interface WatchStateTable {
+  media_file_id: number;
+  movie_id: number | null;
+  position_seconds: number;
+  watched: Flag;
+  updated_at: Timestamp;
+}
+
+export interface JobsTable {
+  id: Id;
+  kind: string;
+  dedupe_key: string | null;
+  /** queued | running | succeeded | failed | cancelled */
+  status: string;
+  payload_json: string;
+  progress_done: number;
+  progress_total: number;
+  result_json: string | null;
+  error: string | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface ProviderCacheTable {
+  provider: string;
+  cache_key: string;
+  body_json: string;
+  fetched_at: Timestamp;
+  expires_at: Timestamp | null;
+}
+
+export interface Database {
+  collections: CollectionsTable;
+  library_roots: LibraryRootsTable;
+  binders: BindersTable;
+  movies: MoviesTable;
+  disc_editions: DiscEditionsTable;
+  physical_copies: PhysicalCopiesTable;
+  media_files: MediaFilesTable;
+  staging_media_files: StagingMediaFilesTable;
+  persons: PersonsTable;
+  person_movie: PersonMovieTable;
+  studios: StudiosTable;
+  movie_studio: MovieStudioTable;
+  movie_artwork_state: MovieArtworkStateTable;
+  movie_ratings: MovieRatingsTable;
+  watch_state: WatchStateTable;
+  jobs: JobsTable;
+  settings: SettingsTable;
+  provider_cache: ProviderCacheTable;
+}

@@ -1,0 +1,76 @@
+/**
+ * The one error catalogue: every failure a client can see is an AppError with a stable snake_case
+ * code, an HTTP status, a message a person can read and, where someone can act, a hint.
+ * Response bodies are the contract's ApiError (spec §2.10); extra members ride along in `extra`.
+ */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, message: 'The request is not valid.' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  unknown_device: { status: 400, message: 'Unknown device.' },
+  unsupported_media_type: { status: 415, message: 'This content type is not accepted here.' },
+  unauthorized: { status: 401, message: 'Authentication is required.' },
+  forbidden: { status: 403, message: 'This action is not allowed.' },
+  not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
+  upstream_unavailable: { status: 502, message: 'An upstream service did not answer usably.' },
+  service_unavailable: { status: 503, message: 'The service is not ready.' },
+  internal_error: { status: 500, message: 'Something went wrong on the server.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type CatalogueCode = keyof typeof ERROR_CATALOGUE;
+
+/** Extra ApiError members (spec §2.10 allows additional properties). */
+export type ApiErrorExtra = Record<string, unknown>;
+
+export interface AppErrorOptions {
+  status?: number;
+  message?: string;
+  hint?: string;
+  extra?: ApiErrorExtra;
+  headers?: Record<string, string>;
+}
+
+/** A failure with a stable code; thrown by services, rendered by the HTTP error handler. */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: string;
+  readonly status: number;
+  readonly hint: string | undefined;
+  readonly extra: ApiErrorExtra;
+  readonly headers: Record<string, string>;
+
+  constructor(code: string, options: AppErrorOptions = {}) {
+    const known = code in ERROR_CATALOGUE ? ERROR_CATALOGUE[code as CatalogueCode] : undefined;
+    super(options.message ?? known?.message ?? code);
+    this.code = code;
+    this.status = options.status ?? known?.status ?? 400;
+    this.hint = options.hint;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  /** The ApiError body (spec §2.10). */
+  toBody(): Record<string, unknown> {
+    const body: Record<string, unknown> = { error: this.code, message: this.message };
+    if (this.hint !== undefined) body.hint = this.hint;
+    return { ...body, ...this.extra };
+  }
+}
+
+/** 404 for an entity kind and id, with a consistent message. */
+export function notFound(kind: string, id: string | number): AppError {
+  return new AppError('not_found', { message: `No ${kind} with id ${id}.` });
+}
+
+/** 400 validation_failed naming the field that failed. */
+export function validationFailed(field: string, message: string, hint?: string): AppError {
+  return new AppError('validation_failed', {
+    message: `${field}: ${message}`,
+    ...(hint === undefined ? {} : { hint }),
+    extra: { field },
+  });
+}

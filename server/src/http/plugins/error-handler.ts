@@ -1,0 +1,99 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../../errors.ts';
+
+/** Fastify's own failures, each mapped to a catalogue code a client can act on. */
+const FASTIFY_CODES: Record<string, { code: string; status: number; message: string; hint?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'payload_too_large',
+    status: 413,
+    message: 'The request body is larger than this route accepts.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    status: 415,
+    message: 'This content type is not accepted here.',
+    hint: 'Send application/json.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: 'validation_failed',
+    status: 400,
+    message: 'The request body is empty.',
+    hint: 'Send a JSON object.',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    code: 'invalid_json',
+    status: 400,
+    message: 'The request body is not valid JSON.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'validation_failed',
+    status: 400,
+    message: 'Content-Length does not match the body.',
+  },
+  FST_ERR_BAD_URL: { code: 'validation_failed', status: 400, message: 'The URL is malformed.' },
+};
+
+function send(reply: FastifyReply, error: AppError) {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
+}
+
+/** Renders every error as an ApiError (spec §2.10); never a stack trace, never HTML. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError) return send(reply, err);
+    if (err.validation !== undefined) {
+      const first = err.validation[0];
+      const where = err.validationContext ?? 'request';
+      const path = first?.instancePath ? first.instancePath.replace(/^\//, '') : '';
+      const missing =
+        first?.keyword === 'required' && typeof first.params.missingProperty === 'string'
+          ? first.params.missingProperty
+          : null;
+      const extraProp =
+        first?.keyword === 'additionalProperties' && typeof first.params.additionalProperty === 'string'
+          ? first.params.additionalProperty
+          : null;
+      const field = [path, missing ?? extraProp].filter((p) => p !== null && p !== '').join('/') || where;
+      const message =
+        extraProp !== null ? `unknown field "${extraProp}"` : (first?.message ?? 'is not valid');
+      return send(
+        reply,
+        new AppError('validation_failed', {
+          message: `${where}${field === where ? '' : `.${field}`} ${message}`,
+          extra: { field, in: where },
+        }),
+      );
+    }
+    const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
+    if (mapped !== undefined) {
+      return send(
+        reply,
+        new AppError(mapped.code, {
+          status: mapped.status,
+          message: mapped.message,
+          ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
+        }),
+      );
+    }
+    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+    if (status >= 400 && status < 500) {
+      return send(
+        reply,
+        new AppError('bad_request', { status, message: 'The request could not be handled.' }),
+      );
+    }
+    request.log.error({ err }, 'unhandled error');
+    return send(reply, new AppError('internal_error'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(
+      reply,
+      new AppError('not_found', {
+        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+        hint: 'See README.md "API" for the routes.',
+      }),
+    ),
+  );
+}

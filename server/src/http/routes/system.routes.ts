@@ -1,0 +1,20 @@
+import { CONTRACT_BUNDLE, CONTRACT_HASH, CONTRACT_VERSION } from '@reelshelf/contract';
+import type { FastifyInstance } from 'fastify';
+import type { SystemStatusService } from '../../services/system-status.service.ts';
+
+/** Health and the published contract: both public. */
+export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusService): void {
+  app.get('/api/health', async () => ({
+    status: 'ok',
+    contract_version: CONTRACT_VERSION,
+    contract_hash: CONTRACT_HASH,
+    ffmpeg: { available: status.mediaTools.ffmpeg.available, version: status.mediaTools.ffmpeg.version },
+    ffprobe: { available: status.mediaTools.ffprobe.available, version: status.mediaTools.ffprobe.version },
+    transcode_available: status.transcodeAvailable,
+    warnings: status.warnings(),
+  }));
+
+  app.get('/api/contract', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(CONTRACT_BUNDLE),
+  );
+}

@@ -1,0 +1,53 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createServer } from './server.ts';
+
+/** `npm start`: serve the library until SIGTERM/SIGINT, then shut down cleanly. */
+async function main(): Promise<void> {
+  if (typeof process.loadEnvFile === 'function') {
+    try {
+      process.loadEnvFile('.env');
+    } catch {
+      // No .env file: the environment alone configures the server.
+    }
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`reelshelf: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const server = await createServer(config);
+  const url = await server.listen();
+  const shown = url.replace('://0.0.0.0', '://127.0.0.1');
+  process.stdout.write(`reelshelf listening on ${shown} (data dir ${config.dataDir})\n`);
+  if (server.apiTokenCreated) {
+    process.stdout.write(
+      `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`,
+    );
+  }
+  for (const warning of server.services.status.warnings()) process.stdout.write(`warning: ${warning}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`reelshelf: ${signal}, finishing in-flight requests\n`);
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`reelshelf: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`reelshelf: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

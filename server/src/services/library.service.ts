@@ -1,0 +1,148 @@
+import type {
+  LibraryEdition,
+  LibraryMovieItem,
+  LibraryResponse,
+  PhysicalCopyInfo,
+} from '@reelshelf/contract';
+import { CONTRACT_VERSION } from '@reelshelf/contract';
+import type { Db } from '../db/database.ts';
+import { type Badge, type EditionFacts, editionBadge, healthSummary, movieBadge } from '../domain/badges.ts';
+import {
+  type CreditNameRow,
+  type LibraryCopyRow,
+  type LibraryFileRow,
+  LibraryRepository,
+} from '../repositories/library.repository.ts';
+import type { SystemStatusService } from './system-status.service.ts';
+
+/** One edition as a device sees it, plus what ranks it against its siblings. */
+export interface PresentedEdition {
+  edition: LibraryEdition;
+  facts: EditionFacts;
+  /** Lower is better: the default edition is the lowest rank (direct over remux over …, then quality). */
+  rank: number;
+}
+
+/** Turns a media file into a LibraryEdition for a device; the playback rules live behind it. */
+export interface EditionPresenter {
+  present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition;
+}
+
+/** Builds GET /library: every movie with its editions, badge and physical copies. */
+export class LibraryService {
+  constructor(
+    private readonly db: Db,
+    private readonly presenter: EditionPresenter,
+    private readonly status: SystemStatusService,
+  ) {}
+
+  async getLibrary(device: string): Promise<LibraryResponse> {
+    const repo = new LibraryRepository(this.db);
+    const [movies, copies, files, credits] = await Promise.all([
+      repo.movies(),
+      repo.copies(),
+      repo.files(),
+      repo.creditNames(),
+    ]);
+    const copiesByMovie = groupBy(copies, (c) => c.movie_id);
+    const filesByMovie = groupBy(files, (f) => f.movie_id);
+    const creditsByMovie = groupBy(credits, (c) => c.movie_id);
+
+    const items: LibraryMovieItem[] = [];
+    const badges: Badge[] = [];
+    for (const movie of movies) {
+      const movieCopies = copiesByMovie.get(movie.id) ?? [];
+      const presented = (filesByMovie.get(movie.id) ?? []).map((f) =>
+        this.presenter.present(f, copyForFile(f, movieCopies), device),
+      );
+      const item = this.buildItem(
+        movie.id,
+        movie.title,
+        presented,
+        movieCopies,
+        creditsByMovie.get(movie.id) ?? [],
+      );
+      item.year = movie.year;
+      item.overview = movie.overview;
+      item.has_digital_store_a = movie.has_digital_store_a === 1;
+      item.has_digital_store_b = movie.has_digital_store_b === 1;
+      items.push(item);
+      badges.push(item.badge);
+    }
+    // Files not (yet) matched to any movie still show up, titled after their file name.
+    for (const file of filesByMovie.get(null) ?? []) {
+      const presented = [this.presenter.present(file, null, device)];
+      const item = this.buildItem(null, titleFromPath(file.relative_path), presented, [], []);
+      items.push(item);
+      badges.push(item.badge);
+    }
+    return {
+      items,
+      contract_version: CONTRACT_VERSION,
+      device,
+      health_summary: healthSummary(badges),
+      system_warning: this.status.systemWarning(),
+    };
+  }
+
+  private buildItem(
+    movieId: number | null,
+    title: string,
+    presented: PresentedEdition[],
+    copies: LibraryCopyRow[],
+    credits: CreditNameRow[],
+  ): LibraryMovieItem {
+    let defaultIndex = 0;
+    for (let i = 1; i < presented.length; i++) {
+      const candidate = presented[i];
+      const best = presented[defaultIndex];
+      if (candidate !== undefined && best !== undefined && candidate.rank < best.rank) defaultIndex = i;
+    }
+    const chosen = presented[defaultIndex];
+    const badge = movieBadge(
+      chosen === undefined ? null : editionBadge(chosen.edition, chosen.facts),
+      copies.length > 0,
+    );
+    return {
+      movie_id: movieId,
+      title,
+      editions: presented.map((p) => p.edition),
+      default_edition_index: defaultIndex,
+      badge,
+      physical_copies: copies.map(toCopyInfo),
+      cast_names: credits.filter((c) => c.role === 'cast').map((c) => c.name),
+      director_names: credits.filter((c) => c.role !== 'cast').map((c) => c.name),
+      poster_url: null,
+      backdrop_url: null,
+    };
+  }
+}
+
+function toCopyInfo(copy: LibraryCopyRow): PhysicalCopyInfo {
+  return { binder: copy.binder ?? '', slot: copy.slot ?? '', format: copy.format };
+}
+
+/** The disc a file was ripped from: same edition when known, else the movie's only copy. */
+function copyForFile(file: LibraryFileRow, copies: LibraryCopyRow[]): PhysicalCopyInfo | null {
+  const sameEdition =
+    file.edition_id === null ? undefined : copies.find((c) => c.edition_id === file.edition_id);
+  if (sameEdition !== undefined) return toCopyInfo(sameEdition);
+  const only = copies.length === 1 ? copies[0] : undefined;
+  return only === undefined ? null : toCopyInfo(only);
+}
+
+function titleFromPath(relativePath: string): string {
+  const name = relativePath.split('/').pop() ?? relativePath;
+  return name.replace(/\.[^.]+$/, '');
+}
+
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list === undefined) out.set(k, [row]);
+    else list.push(row);
+  }
+  return out;
+}

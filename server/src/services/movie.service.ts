@@ -1,0 +1,259 @@
+import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { Db } from '../db/database.ts';
+import { normalizeTitle, sortTitle } from '../domain/titles.ts';
+import { AppError, notFound } from '../errors.ts';
+import {
+  type CopyDetailRow,
+  type EditionRow,
+  type MediaFileSummaryRow,
+  MovieRepository,
+  type MovieRow,
+} from '../repositories/movie.repository.ts';
+
+export interface CopyInput {
+  binder: string;
+  slot?: string;
+  format?: string;
+  edition?: string;
+  barcode?: string;
+}
+
+export interface MovieFields {
+  title: string;
+  year?: number | null;
+  original_title?: string | null;
+  overview?: string | null;
+  runtime_minutes?: number | null;
+  tmdb_id?: number | null;
+  imdb_id?: string | null;
+  has_digital_store_a?: boolean;
+  has_digital_store_b?: boolean;
+  watched?: boolean;
+}
+
+export interface CreateMovieInput extends MovieFields {
+  physical_copies?: CopyInput[];
+}
+
+export type PatchMovieInput = Partial<MovieFields>;
+
+export interface MovieSummary {
+  id: number;
+  title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  has_digital_store_a: boolean;
+  has_digital_store_b: boolean;
+  watched: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MovieDetail extends MovieSummary {
+  original_title: string | null;
+  overview: string | null;
+  runtime_minutes: number | null;
+  editions: { id: number; label: string | null; format: string | null; barcode: string | null }[];
+  physical_copies: {
+    id: number;
+    edition_id: number | null;
+    binder: string | null;
+    slot: string | null;
+    format: string | null;
+    notes: string | null;
+  }[];
+  media_files: {
+    id: number;
+    library_root_id: number;
+    relative_path: string;
+    size_bytes: number;
+    status: string;
+    analysis_status: string;
+    edition_label: string | null;
+  }[];
+}
+
+/** Binders are created on first use with this many slots. */
+export const DEFAULT_BINDER_CAPACITY = 100;
+
+/** Movie records: creation (with discs), listing, edits and deletion. */
+export class MovieService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: CreateMovieInput): Promise<MovieDetail> {
+    const now = isoNow(this.clock);
+    const id = await this.db.transaction().execute(async (trx) => {
+      const repo = new MovieRepository(trx);
+      if (input.tmdb_id != null && (await repo.getByTmdbId(input.tmdb_id)) !== undefined) {
+        throw new AppError('conflict', {
+          message: `A movie with TMDb id ${input.tmdb_id} already exists.`,
+          hint: 'Add a physical copy to the existing movie instead.',
+        });
+      }
+      const movieId = await repo.insert({
+        title: input.title.trim(),
+        sort_title: sortTitle(input.title),
+        normalized_title: normalizeTitle(input.title),
+        original_title: input.original_title ?? null,
+        year: input.year ?? null,
+        overview: input.overview ?? null,
+        runtime_minutes: input.runtime_minutes ?? null,
+        tmdb_id: input.tmdb_id ?? null,
+        imdb_id: input.imdb_id ?? null,
+        has_digital_store_a: input.has_digital_store_a === true ? 1 : 0,
+        has_digital_store_b: input.has_digital_store_b === true ? 1 : 0,
+        watched: input.watched === true ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+      });
+      for (const [index, copy] of (input.physical_copies ?? []).entries()) {
+        await this.addCopy(repo, movieId, copy, index, now);
+      }
+      return movieId;
+    });
+    return this.get(id);
+  }
+
+  private async addCopy(repo: MovieRepository, movieId: number, copy: CopyInput, index: number, now: string) {
+    const binder = await repo.getOrCreateBinder(copy.binder.trim(), DEFAULT_BINDER_CAPACITY, now);
+    const slot = copy.slot?.trim() || null;
+    if (slot !== null && (await repo.isSlotTaken(binder.id, slot))) {
+      throw new AppError('slot_taken', {
+        status: 409,
+        message: `Binder ${binder.name} slot ${slot} already holds a disc.`,
+        hint: 'Choose a free slot or leave slot empty.',
+        extra: { field: `physical_copies/${index}/slot` },
+      });
+    }
+    const editionId =
+      copy.format !== undefined || copy.edition !== undefined || copy.barcode !== undefined
+        ? await repo.insertEdition({
+            movie_id: movieId,
+            label: copy.edition ?? null,
+            format: copy.format ?? null,
+            barcode: copy.barcode ?? null,
+            created_at: now,
+          })
+        : null;
+    await repo.insertCopy({
+      movie_id: movieId,
+      edition_id: editionId,
+      binder_id: binder.id,
+      slot,
+      notes: null,
+      created_at: now,
+    });
+  }
+
+  async get(id: number): Promise<MovieDetail> {
+    const repo = new MovieRepository(this.db);
+    const row = await repo.getById(id);
+    if (row === undefined) throw notFound('movie', id);
+    const [editions, copies, files] = await Promise.all([
+      repo.editionsOf(id),
+      repo.copiesOf(id),
+      repo.mediaFilesOf(id),
+    ]);
+    return toDetail(row, editions, copies, files);
+  }
+
+  async list(query: string | undefined, limit: number, offset: number) {
+    const normalized = query === undefined ? null : normalizeTitle(query);
+    const { rows, total } = await new MovieRepository(this.db).list(normalized, limit, offset);
+    return { items: rows.map(toSummary), total };
+  }
+
+  async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {
+    const repo = new MovieRepository(this.db);
+    const row = await repo.getById(id);
+    if (row === undefined) throw notFound('movie', id);
+    if (patch.tmdb_id != null && patch.tmdb_id !== row.tmdb_id) {
+      const other = await repo.getByTmdbId(patch.tmdb_id);
+      if (other !== undefined) {
+        throw new AppError('conflict', {
+          message: `Movie ${other.id} already has TMDb id ${patch.tmdb_id}.`,
+        });
+      }
+    }
+    await repo.update(id, {
+      ...(patch.title === undefined
+        ? {}
+        : {
+            title: patch.title.trim(),
+            sort_title: sortTitle(patch.title),
+            normalized_title: normalizeTitle(patch.title),
+          }),
+      ...(patch.year === undefined ? {} : { year: patch.year }),
+      ...(patch.original_title === undefined ? {} : { original_title: patch.original_title }),
+      ...(patch.overview === undefined ? {} : { overview: patch.overview }),
+      ...(patch.runtime_minutes === undefined ? {} : { runtime_minutes: patch.runtime_minutes }),
+      ...(patch.tmdb_id === undefined ? {} : { tmdb_id: patch.tmdb_id }),
+      ...(patch.imdb_id === undefined ? {} : { imdb_id: patch.imdb_id }),
+      ...(patch.has_digital_store_a === undefined
+        ? {}
+        : { has_digital_store_a: patch.has_digital_store_a ? 1 : 0 }),
+      ...(patch.has_digital_store_b === undefined
+        ? {}
+        : { has_digital_store_b: patch.has_digital_store_b ? 1 : 0 }),
+      ...(patch.watched === undefined ? {} : { watched: patch.watched ? 1 : 0 }),
+      updated_at: isoNow(this.clock),
+    });
+    return this.get(id);
+  }
+
+  async delete(id: number): Promise<void> {
+    const deleted = await new MovieRepository(this.db).delete(id);
+    if (!deleted) throw notFound('movie', id);
+  }
+}
+
+function toSummary(row: MovieRow): MovieSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    year: row.year,
+    tmdb_id: row.tmdb_id,
+    imdb_id: row.imdb_id,
+    has_digital_store_a: row.has_digital_store_a === 1,
+    has_digital_store_b: row.has_digital_store_b === 1,
+    watched: row.watched === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toDetail(
+  row: MovieRow,
+  editions: EditionRow[],
+  copies: CopyDetailRow[],
+  files: MediaFileSummaryRow[],
+): MovieDetail {
+  return {
+    ...toSummary(row),
+    original_title: row.original_title,
+    overview: row.overview,
+    runtime_minutes: row.runtime_minutes,
+    editions: editions.map((e) => ({ id: e.id, label: e.label, format: e.format, barcode: e.barcode })),
+    physical_copies: copies.map((c) => ({
+      id: c.id,
+      edition_id: c.edition_id,
+      binder: c.binder,
+      slot: c.slot,
+      format: c.format,
+      notes: c.notes,
+    })),
+    media_files: files.map((f) => ({
+      id: f.id,
+      library_root_id: f.library_root_id,
+      relative_path: f.relative_path,
+      size_bytes: Number(f.size_bytes),
+      status: f.status,
+      analysis_status: f.analysis_status,
+      edition_label: f.edition_label,
+    })),
+  };
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContractValidator } from '@reelshelf/contract';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createServer, type ReelshelfServer, type ServerOverrides } from '../../src/server.ts';
+
+export interface TestServer {
+  url: string;
+  token: string;
+  dataDir: string;
+  server: ReelshelfServer;
+  config: Config;
+  /** fetch against the server with the admin token (unless `auth: false`). */
+  api(path: string, init?: RequestInit & { auth?: boolean }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A real server on 127.0.0.1 (random port) with its own temporary data dir and SQLite file. */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: ServerOverrides = {},
+): Promise<TestServer> {
+  const dataDir = env.REELSHELF_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'reelshelf-test-'));
+  const config = loadConfig({
+    REELSHELF_HOST: '127.0.0.1',
+    REELSHELF_PORT: '0',
+    REELSHELF_LOG_LEVEL: 'silent',
+    ...env,
+    REELSHELF_DATA_DIR: dataDir,
+  });
+  const server = await createServer(config, overrides);
+  const url = await server.listen();
+  const token = server.apiToken;
+  return {
+    url,
+    token,
+    dataDir,
+    server,
+    config,
+    api(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.auth !== false && !headers.has('authorization'))
+        headers.set('authorization', `Bearer ${token}`);
+      return fetch(`${url}${path}`, { ...init, headers });
+    },
+    async close() {
+      await server.close();
+      if (env.REELSHELF_DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON request init with the right content type. */
+export function jsonBody(method: string, body: unknown): RequestInit {
+  return { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+export const contract = createContractValidator();

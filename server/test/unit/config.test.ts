@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8787);
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.playbackPolicy, 'adaptive');
+    assert.equal(c.transcode, true);
+    assert.equal(c.artifactCacheMb, 20480);
+    assert.equal(c.tmdbApiKey, null);
+    assert.equal(c.tmdbBaseUrl, 'https://api.themoviedb.org/3');
+    assert.equal(c.upcBaseUrl, 'https://api.upcitemdb.com/prod/trial');
+    assert.match(c.databaseUrl, /^sqlite:.*data\/reelshelf\.sqlite$/);
+  });
+
+  const bad: [string, Record<string, string>, RegExp][] = [
+    ['port not a number', { REELSHELF_PORT: 'eighty' }, /REELSHELF_PORT=eighty/],
+    ['port out of range', { REELSHELF_PORT: '70000' }, /0 to 65535/],
+    ['policy', { REELSHELF_PLAYBACK_POLICY: 'loose' }, /adaptive, strict/],
+    ['transcode', { REELSHELF_TRANSCODE: 'maybe' }, /on, off/],
+    ['cache size', { REELSHELF_ARTIFACT_CACHE_MB: '-5' }, /REELSHELF_ARTIFACT_CACHE_MB/],
+    ['url', { REELSHELF_TMDB_BASE_URL: 'ftp://x' }, /http\(s\) URL/],
+    ['postgres not yet', { REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }, /only sqlite/],
+    ['short token', { REELSHELF_API_TOKEN: 'abc' }, /too short/],
+    ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`refuses a bad value: ${name}`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      );
+    });
+  }
+
+  it('never echoes a database password', () => {
+    assert.throws(
+      () => loadConfig({ REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }),
+      (err: unknown) => err instanceof Error && !err.message.includes('secret'),
+    );
+  });
+});

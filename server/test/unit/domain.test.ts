@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Badge, editionBadge, healthSummary, movieBadge } from '../../src/domain/badges.ts';
+import { normalizeTitle, sortTitle } from '../../src/domain/titles.ts';
+import { redactUrl } from '../../src/http/app.ts';
+import { isPublicRoute, secretsEqual } from '../../src/http/plugins/auth.ts';
+
+describe('normalizeTitle', () => {
+  const cases: [string, string][] = [
+    ['The Matrix', 'matrix'],
+    ['Matrix, The', 'matrix'],
+    ['Amélie', 'amelie'],
+    ['Crouching Tiger, Hidden Dragon', 'crouching tiger hidden dragon'],
+    ['Fast & Furious', 'fast and furious'],
+    ['  Se7en  ', 'se7en'],
+    ['WALL·E', 'wall e'],
+    ['A Beautiful Mind', 'beautiful mind'],
+    ['Léon: The Professional', 'leon the professional'],
+  ];
+  for (const [input, expected] of cases) {
+    it(`${input} → ${expected}`, () => assert.equal(normalizeTitle(input), expected));
+  }
+  it('sortTitle drops a leading article only', () => {
+    assert.equal(sortTitle('The Matrix'), 'matrix');
+    assert.equal(sortTitle('Theory of Everything'), 'theory of everything');
+    assert.equal(sortTitle('Éclair'), 'eclair');
+  });
+});
+
+describe('badges and health summary', () => {
+  const playable = { integrity_flagged: false, is_playable: true };
+  const table: [string, Parameters<typeof editionBadge>, Badge][] = [
+    ['playable', [playable, { fileStatus: 'present', analysis: 'analyzed' }], 'playable'],
+    [
+      'not supported',
+      [
+        { ...playable, is_playable: false },
+        { fileStatus: 'present', analysis: 'analyzed' },
+      ],
+      'not_supported',
+    ],
+    [
+      'missing wins',
+      [
+        { ...playable, integrity_flagged: true },
+        { fileStatus: 'missing', analysis: 'analyzed' },
+      ],
+      'missing',
+    ],
+    [
+      'integrity',
+      [
+        { ...playable, integrity_flagged: true },
+        { fileStatus: 'present', analysis: 'analyzed' },
+      ],
+      'integrity_flagged',
+    ],
+    ['failed', [playable, { fileStatus: 'present', analysis: 'failed' }], 'analysis_failed'],
+    ['not analyzed', [playable, { fileStatus: 'present', analysis: 'not_analyzed' }], 'not_analyzed'],
+  ];
+  for (const [name, args, expected] of table) {
+    it(`edition badge: ${name}`, () => assert.equal(editionBadge(...args), expected));
+  }
+  it('movie badge: on_disc only without files', () => {
+    assert.equal(movieBadge(null, true), 'on_disc');
+    assert.equal(movieBadge(null, false), 'missing');
+    assert.equal(movieBadge('playable', true), 'playable');
+  });
+  it('counts items as INTERFACE.md says', () => {
+    const summary = healthSummary([
+      'playable',
+      'playable',
+      'on_disc',
+      'integrity_flagged',
+      'analysis_failed',
+      'not_analyzed',
+      'not_supported',
+      'missing',
+    ]);
+    assert.equal(summary, '2 playable · 3 need review · 2 not playable');
+  });
+});
+
+describe('auth helpers', () => {
+  it('compares secrets of any length', () => {
+    assert.equal(secretsEqual('abc', 'abc'), true);
+    assert.equal(secretsEqual('abc', 'abd'), false);
+    assert.equal(secretsEqual('', 'abc'), false);
+    assert.equal(secretsEqual('abc'.repeat(100), 'abc'), false);
+  });
+  it('knows the public routes', () => {
+    assert.equal(isPublicRoute('GET', '/api/health'), true);
+    assert.equal(isPublicRoute('POST', '/api/health'), false);
+    assert.equal(isPublicRoute('GET', '/api/contract'), true);
+    assert.equal(isPublicRoute('GET', '/stream/media_file/1'), true);
+    assert.equal(isPublicRoute('GET', '/library'), false);
+    assert.equal(isPublicRoute('GET', '/api/movies'), false);
+  });
+  it('redacts tokens and keys from logged URLs', () => {
+    assert.equal(
+      redactUrl('/stream/media_file/1?device=tv&token=abc.def'),
+      '/stream/media_file/1?device=tv&token=[redacted]',
+    );
+    assert.equal(redactUrl('/x?api_key=123&q=1'), '/x?api_key=[redacted]&q=1');
+  });
+});
