@@ -47,7 +47,8 @@ if (files.length === 0) {
 
 if (only.length === 0) {
   step('type-check (tsc --noEmit)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-  step('lint and format (biome check)', 'npx', ['biome', 'check', '.']);
+  step('lint (eslint)', 'npx', ['eslint', '.']);
+  step('format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']);
   step('contract is fresh (contract:check)', 'node', [
     '--import',
     'tsx',

@@ -299,8 +299,7 @@ export const CONTRACT_HASH = '${hash}';
 
 /** Outcome of the version bump guard. */
 export type VersionGuardResult =
-  | { ok: true; versions: VersionsMap; added: boolean }
-  | { ok: false; error: string; versions: VersionsMap };
+  { ok: true; versions: VersionsMap; added: boolean } | { ok: false; error: string; versions: VersionsMap };
 
 /** Version bump guard: a known version must keep its hash; a new version is appended (input never mutated). */
 export function checkVersionGuard(versions: VersionsMap, version: string, hash: string): VersionGuardResult {

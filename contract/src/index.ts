@@ -7,6 +7,7 @@ import { computeHash } from './hash.ts';
 import { type ContractBundle, type JsonObject, SCHEMA_NAMES, type SchemaName, schemaIdFor } from './names.ts';
 
 export type * from './generated/types.ts';
+export type * from './api.ts';
 export {
   BADGE_VALUES,
   INCOMPATIBILITY_TYPES,

@@ -1,3 +1,11 @@
+import type {
+  CopyInput,
+  CreateMovieInput,
+  MovieDetail,
+  MovieList,
+  MovieSummary,
+  PatchMovieInput,
+} from '@reelshelf/contract';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import { normalizeTitle, sortTitle } from '../domain/titles.ts';
@@ -9,70 +17,6 @@ import {
   MovieRepository,
   type MovieRow,
 } from '../repositories/movie.repository.ts';
-
-export interface CopyInput {
-  binder: string;
-  slot?: string;
-  format?: string;
-  edition?: string;
-  barcode?: string;
-}
-
-export interface MovieFields {
-  title: string;
-  year?: number | null;
-  original_title?: string | null;
-  overview?: string | null;
-  runtime_minutes?: number | null;
-  tmdb_id?: number | null;
-  imdb_id?: string | null;
-  has_digital_store_a?: boolean;
-  has_digital_store_b?: boolean;
-  watched?: boolean;
-}
-
-export interface CreateMovieInput extends MovieFields {
-  physical_copies?: CopyInput[];
-}
-
-export type PatchMovieInput = Partial<MovieFields>;
-
-export interface MovieSummary {
-  id: number;
-  title: string;
-  year: number | null;
-  tmdb_id: number | null;
-  imdb_id: string | null;
-  has_digital_store_a: boolean;
-  has_digital_store_b: boolean;
-  watched: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface MovieDetail extends MovieSummary {
-  original_title: string | null;
-  overview: string | null;
-  runtime_minutes: number | null;
-  editions: { id: number; label: string | null; format: string | null; barcode: string | null }[];
-  physical_copies: {
-    id: number;
-    edition_id: number | null;
-    binder: string | null;
-    slot: string | null;
-    format: string | null;
-    notes: string | null;
-  }[];
-  media_files: {
-    id: number;
-    library_root_id: number;
-    relative_path: string;
-    size_bytes: number;
-    status: string;
-    analysis_status: string;
-    edition_label: string | null;
-  }[];
-}
 
 /** Binders are created on first use with this many slots. */
 export const DEFAULT_BINDER_CAPACITY = 100;
@@ -161,7 +105,7 @@ export class MovieService {
     return toDetail(row, editions, copies, files);
   }
 
-  async list(query: string | undefined, limit: number, offset: number) {
+  async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
     const normalized = query === undefined ? null : normalizeTitle(query);
     const { rows, total } = await new MovieRepository(this.db).list(normalized, limit, offset);
     return { items: rows.map(toSummary), total };

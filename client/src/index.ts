@@ -1,0 +1,170 @@
+// @reelshelf/client: a typed client for the reelshelf API, built on the shared contract. It sends the
+// contract hash with every request and refuses any response whose hash differs (spec §9).
+import {
+  type ApiError,
+  CONTRACT_HASH,
+  CONTRACT_VERSION,
+  type ContractBundle,
+  type CreateMovieInput,
+  type HealthResponse,
+  type LibraryResponse,
+  type MovieDetail,
+  type MovieList,
+  type PatchMovieInput,
+} from '@reelshelf/contract';
+
+/** The server speaks another contract than this client was built with. */
+export class ContractMismatchError extends Error {
+  override name = 'ContractMismatchError';
+  constructor(
+    readonly clientVersion: string,
+    readonly clientHash: string,
+    readonly serverVersion: string,
+    readonly serverHash: string,
+  ) {
+    super(
+      `contract mismatch: client ${clientVersion} (${clientHash.slice(0, 12)}…) vs server ${serverVersion} (${serverHash.slice(0, 12)}…)`,
+    );
+  }
+}
+
+/** A non-2xx answer from the API, carrying its ApiError body. */
+export class ReelshelfApiError extends Error {
+  override name = 'ReelshelfApiError';
+  constructor(
+    readonly status: number,
+    readonly body: ApiError,
+  ) {
+    super(`${status} ${body.error}: ${body.message ?? ''}`.trim());
+  }
+
+  get code(): string {
+    return this.body.error;
+  }
+}
+
+export interface ClientOptions {
+  /** Server base URL, e.g. http://127.0.0.1:8787 */
+  baseUrl: string;
+  /** Admin bearer token. */
+  token?: string;
+  /** Override fetch (tests, other runtimes). */
+  fetch?: typeof fetch;
+  /** The hash this client claims; defaults to the contract it was built with. */
+  contractHash?: string;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+function isApiError(value: unknown): value is ApiError {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string'
+  );
+}
+
+/** Typed access to every reelshelf route. */
+export class ReelshelfClient {
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly contractHash: string;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? fetch;
+    this.contractHash = options.contractHash ?? CONTRACT_HASH;
+  }
+
+  /** Absolute URL for a path or a server-relative URL such as an edition's `stream_url`. */
+  resolve(pathOrUrl: string): string {
+    return new URL(pathOrUrl, `${this.baseUrl}/`).toString();
+  }
+
+  /** Sends a request and returns the raw response after the contract check (no status check). */
+  async raw(
+    method: string,
+    path: string,
+    init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const url = new URL(this.resolve(path));
+    for (const [k, v] of Object.entries(init.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { 'x-contract-hash': this.contractHash, ...init.headers };
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.body);
+    }
+    const res = await this.fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    this.checkContract(res);
+    return res;
+  }
+
+  private checkContract(res: Response): void {
+    const serverHash = res.headers.get('x-contract-hash');
+    const serverVersion = res.headers.get('x-contract-version') ?? 'unknown';
+    if (serverHash !== null && serverHash !== this.contractHash) {
+      throw new ContractMismatchError(CONTRACT_VERSION, this.contractHash, serverVersion, serverHash);
+    }
+  }
+
+  private async request<T>(
+    method: string,
+    path: string,
+    init: { query?: Query; body?: unknown } = {},
+  ): Promise<T> {
+    const res = await this.raw(method, path, init);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    const parsed: unknown = text === '' ? null : JSON.parse(text);
+    if (!res.ok) {
+      if (res.status === 409 && isApiError(parsed) && parsed.error === 'contract_mismatch') {
+        throw new ContractMismatchError(
+          CONTRACT_VERSION,
+          this.contractHash,
+          'unknown',
+          String(parsed.required ?? ''),
+        );
+      }
+      throw new ReelshelfApiError(
+        res.status,
+        isApiError(parsed) ? parsed : { error: 'http_error', message: text.slice(0, 200) },
+      );
+    }
+    return parsed as T;
+  }
+
+  health(): Promise<HealthResponse> {
+    return this.request('GET', '/api/health');
+  }
+
+  contract(): Promise<ContractBundle> {
+    return this.request('GET', '/api/contract');
+  }
+
+  library(device?: string): Promise<LibraryResponse> {
+    return this.request('GET', '/library', { query: { device } });
+  }
+
+  listMovies(params: { q?: string; limit?: number; offset?: number } = {}): Promise<MovieList> {
+    return this.request('GET', '/api/movies', { query: params });
+  }
+
+  createMovie(input: CreateMovieInput): Promise<MovieDetail> {
+    return this.request('POST', '/api/movies', { body: input });
+  }
+
+  getMovie(id: number): Promise<MovieDetail> {
+    return this.request('GET', `/api/movies/${id}`);
+  }
+
+  updateMovie(id: number, patch: PatchMovieInput): Promise<MovieDetail> {
+    return this.request('PATCH', `/api/movies/${id}`, { body: patch });
+  }
+
+  deleteMovie(id: number): Promise<void> {
+    return this.request('DELETE', `/api/movies/${id}`);
+  }
+}

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CONTRACT_HASH } from '@reelshelf/contract';
+import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { ContractMismatchError, ReelshelfApiError, ReelshelfClient } from '../src/index.ts';
+
+describe('ReelshelfClient against a live server', () => {
+  let t: TestServer;
+  let client: ReelshelfClient;
+  before(async () => {
+    t = await startTestServer();
+    client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('health and contract', async () => {
+    const health = await client.health();
+    assert.equal(health.contract_hash, CONTRACT_HASH);
+    const bundle = await client.contract();
+    assert.equal(bundle.hash, CONTRACT_HASH);
+  });
+
+  it('movies: create, get, list, update, delete', async () => {
+    const created = await client.createMovie({
+      title: 'Alien',
+      year: 1979,
+      physical_copies: [{ binder: 'A', slot: '1' }],
+    });
+    assert.equal((await client.getMovie(created.id)).title, 'Alien');
+    assert.equal((await client.listMovies({ q: 'alien' })).total, 1);
+    assert.equal((await client.updateMovie(created.id, { year: 1980 })).year, 1980);
+    const lib = await client.library('tv');
+    assert.equal(lib.device, 'tv');
+    assert.equal(lib.items.find((i) => i.movie_id === created.id)?.badge, 'on_disc');
+    await client.deleteMovie(created.id);
+    await assert.rejects(
+      client.getMovie(created.id),
+      (err: unknown) => err instanceof ReelshelfApiError && err.status === 404 && err.code === 'not_found',
+    );
+  });
+
+  it('errors are typed ApiErrors', async () => {
+    await assert.rejects(
+      client.library('xbox'),
+      (err: unknown) => err instanceof ReelshelfApiError && err.code === 'unknown_device',
+    );
+    const anonymous = new ReelshelfClient({ baseUrl: t.url });
+    await assert.rejects(
+      anonymous.library(),
+      (err: unknown) => err instanceof ReelshelfApiError && err.status === 401,
+    );
+  });
+
+  it('a client built for another contract raises ContractMismatchError naming both', async () => {
+    const stale = new ReelshelfClient({ baseUrl: t.url, token: t.token, contractHash: 'a'.repeat(64) });
+    await assert.rejects(stale.library(), (err: unknown) => err instanceof ContractMismatchError);
+    await assert.rejects(stale.health(), (err: unknown) => {
+      assert.ok(err instanceof ContractMismatchError);
+      assert.equal(err.serverHash, CONTRACT_HASH);
+      assert.match(err.message, /client 1\.0\.3 \(aaaaaaaaaaaa…\) vs server 1\.0\.3/);
+      return true;
+    });
+  });
+
+  it('a forged server hash raises ContractMismatchError', async () => {
+    const forging: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.set('x-contract-hash', 'b'.repeat(64));
+      return new Response(await res.arrayBuffer(), { status: res.status, headers });
+    };
+    const c = new ReelshelfClient({ baseUrl: t.url, token: t.token, fetch: forging });
+    await assert.rejects(c.health(), ContractMismatchError);
+  });
+
+  it('resolves relative stream URLs', () => {
+    assert.equal(
+      client.resolve('/stream/media_file/3?device=tv&token=x'),
+      `${t.url}/stream/media_file/3?device=tv&token=x`,
+    );
+  });
+});

@@ -1,0 +1,90 @@
+// Shapes of the routes INTERFACE.md adds beside the spec's schemas (movies, health). They are not
+// part of the hashed bundle (which holds exactly the spec's ten schemas); server and client both
+// import them from here so the two cannot drift.
+
+/** A disc to record with a movie: binder name and slot, and optionally what edition it is. */
+export interface CopyInput {
+  binder: string;
+  slot?: string;
+  format?: string;
+  edition?: string;
+  barcode?: string;
+}
+
+/** Editable movie fields (POST /api/movies, PATCH /api/movies/{id}). */
+export interface MovieFields {
+  title: string;
+  year?: number | null;
+  original_title?: string | null;
+  overview?: string | null;
+  runtime_minutes?: number | null;
+  tmdb_id?: number | null;
+  imdb_id?: string | null;
+  has_digital_store_a?: boolean;
+  has_digital_store_b?: boolean;
+  watched?: boolean;
+}
+
+/** Body of POST /api/movies. */
+export interface CreateMovieInput extends MovieFields {
+  physical_copies?: CopyInput[];
+}
+
+/** Body of PATCH /api/movies/{id}. */
+export type PatchMovieInput = Partial<MovieFields>;
+
+/** One row of GET /api/movies. */
+export interface MovieSummary {
+  id: number;
+  title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  has_digital_store_a: boolean;
+  has_digital_store_b: boolean;
+  watched: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** GET /api/movies/{id}: the movie with its editions, physical copies and media files. */
+export interface MovieDetail extends MovieSummary {
+  original_title: string | null;
+  overview: string | null;
+  runtime_minutes: number | null;
+  editions: { id: number; label: string | null; format: string | null; barcode: string | null }[];
+  physical_copies: {
+    id: number;
+    edition_id: number | null;
+    binder: string | null;
+    slot: string | null;
+    format: string | null;
+    notes: string | null;
+  }[];
+  media_files: {
+    id: number;
+    library_root_id: number;
+    relative_path: string;
+    size_bytes: number;
+    status: string;
+    analysis_status: string;
+    edition_label: string | null;
+  }[];
+}
+
+/** GET /api/movies. */
+export interface MovieList {
+  items: MovieSummary[];
+  total: number;
+}
+
+/** GET /api/health. */
+export interface HealthResponse {
+  status: 'ok';
+  contract_version: string;
+  contract_hash: string;
+  ffmpeg: { available: boolean; version: string | null };
+  ffprobe: { available: boolean; version: string | null };
+  transcode_available: boolean;
+  warnings: string[];
+}
