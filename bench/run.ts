@@ -1,8 +1,10 @@
+import { benchAnalysis } from './analysis.bench.ts';
 import { benchLibrary } from './library.bench.ts';
 
 /** `npm run bench [name…]`: runs the benchmarks and prints each figure (and ratio where one is asked). */
 const BENCHES: Record<string, () => Promise<void>> = {
   library: benchLibrary,
+  analysis: benchAnalysis,
 };
 
 const wanted = process.argv.slice(2);

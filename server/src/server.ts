@@ -36,7 +36,14 @@ export async function createServer(
   const apiToken = config.apiToken ?? generated?.value ?? '';
   const database = await openDatabase(config.databaseUrl);
   const tools = overrides.tools ?? (await detectMediaTools(config.ffmpegPath, config.ffprobePath));
-  const services = buildServices({ config, db: database.db, clock: overrides.clock ?? systemClock, tools });
+  const playbackKey = secrets.getOrCreate('playback-key').value;
+  const services = buildServices({
+    config,
+    db: database.db,
+    clock: overrides.clock ?? systemClock,
+    tools,
+    playbackKey,
+  });
   const app = buildHttpApp(services, {
     apiToken,
     logLevel: config.logLevel,

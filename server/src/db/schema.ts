@@ -87,9 +87,9 @@ export interface MediaFilesTable {
   fingerprint: string | null;
   edition_label: string | null;
   /** present | missing */
-  status: string;
+  status: ColumnType<string, string | undefined, string>;
   /** not_analyzed | analyzed | failed */
-  analysis_status: string;
+  analysis_status: ColumnType<string, string | undefined, string>;
   capabilities_json: string | null;
   analysis_error: string | null;
   analyzed_size_bytes: number | null;

@@ -6,7 +6,7 @@ import type { Services } from '../services/index.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
-import { registerLibraryRoutes } from './routes/library.routes.ts';
+import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
@@ -21,10 +21,22 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&](?:token|api_key|apikey)=)[^&]*/gi, '$1[redacted]');
 }
 
-/** Strips the draft marker so that the 2020-12 contract schemas also load into Fastify's serializer. */
-function forSerializer(schema: object): object {
-  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
-  return rest;
+/**
+ * Adapts a 2020-12 contract schema to Fastify's serializer (fast-json-stringify): the draft marker
+ * goes, and a free-form object (`{"type":"object"}` with no properties, e.g. `capabilities`) is
+ * spelled `additionalProperties: true`, because the serializer would otherwise drop its members.
+ */
+export function forSerializer(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forSerializer);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== '$schema') out[key] = forSerializer(value);
+  }
+  if (out.type === 'object' && out.properties === undefined && out.additionalProperties === undefined) {
+    out.additionalProperties = true;
+  }
+  return out;
 }
 
 /** The HTTP application: plugins, the contract's schemas, and thin routes over the services. */
@@ -59,7 +71,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema),
   );
-  for (const schema of Object.values(CONTRACT_BUNDLE.schemas)) app.addSchema(forSerializer(schema));
+  for (const schema of Object.values(CONTRACT_BUNDLE.schemas)) app.addSchema(forSerializer(schema) as object);
 
   // A 10,000-movie library is ~4 MB of JSON and ~0.15 MB gzipped; media streams are never compressed.
   app.register(compress, {
@@ -78,6 +90,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerSystemRoutes(api, services.status);
     registerMovieRoutes(api, services.movies);
     registerLibraryRoutes(api, services.library, services.devices);
+    registerDeviceRoutes(api, services.devices);
   });
   return app;
 }

@@ -1,41 +1,179 @@
-import type { PhysicalCopyInfo } from '@reelshelf/contract';
+import type { AudioTrackInfo, LibraryEdition, PhysicalCopyInfo } from '@reelshelf/contract';
+import type { Capabilities } from '../domain/media/capabilities.ts';
+import { integrityProblems } from '../domain/media/integrity.ts';
+import { decidePlayback } from '../domain/playback/decide-playback.ts';
+import type {
+  AnalysisState,
+  PlaybackDecision,
+  PlaybackPolicy,
+  PlaybackPrediction,
+} from '../domain/playback/decision-types.ts';
+import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
+import {
+  audioDisplayLabel,
+  displayLabel,
+  hdrDisplayLabel,
+  resolutionLabel,
+  runtimeText,
+  statusTexts,
+} from '../domain/playback/labels.ts';
 import type { LibraryFileRow } from '../repositories/library.repository.ts';
+import type { DeviceProfileService } from './device-profile.service.ts';
 import type { EditionPresenter, PresentedEdition } from './library.service.ts';
+import type { PlaybackTokenService } from './playback-token.service.ts';
+
+/** What the presenter needs to know about the server beyond the file: policy and tools. */
+export interface PlaybackSettings {
+  policy: PlaybackPolicy;
+  transcodeAvailable: boolean;
+  /** Codec ids ffmpeg can encode (aac, eac3, h264, …). */
+  audioEncoders: string[];
+  videoEncoders: string[];
+}
+
+/** Whether a finished playback artifact exists for a file and device (prewarm). */
+export interface ArtifactIndex {
+  isReady(mediaFileId: number, device: string): boolean;
+}
+
+export const NO_ARTIFACTS: ArtifactIndex = { isReady: () => false };
+
+const LADDER: Record<PlaybackPrediction, number> = {
+  direct: 0,
+  remux: 1,
+  adaptive: 2,
+  transcode: 3,
+  strict_incompatible: 4,
+};
+
+/** Reads a stored capabilities record; a record that does not parse counts as not analysed. */
+export function readCapabilities(json: string | null): Capabilities | null {
+  if (json === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Capabilities) : null;
+  } catch {
+    return null;
+  }
+}
+
+function analysisState(file: LibraryFileRow, caps: Capabilities | null): AnalysisState {
+  if (file.status === 'missing') return 'missing';
+  if (file.analysis_status === 'failed') return 'failed';
+  if (file.analysis_status === 'analyzed' && caps !== null) return 'analyzed';
+  return 'not_analyzed';
+}
+
+/** The edition label a person sees: the version name from the file name, else its resolution. */
+function editionLabel(file: LibraryFileRow, caps: Capabilities | null): string {
+  if (file.edition_label !== null && file.edition_label.trim() !== '') return file.edition_label;
+  return resolutionLabel(caps?.video?.width ?? null, caps?.video?.height ?? null) ?? 'Default';
+}
+
+function audioTracks(caps: Capabilities | null): AudioTrackInfo[] {
+  return (caps?.audio ?? []).map((a) => ({
+    index: a.track,
+    codec: a.codec,
+    channels: a.channels ?? 0,
+    language: a.language,
+    title: a.title,
+  }));
+}
 
 /**
- * Until a file is analysed nothing is predicted to play (INTERFACE.md): status `unknown`,
- * prediction `strict_incompatible`.
+ * The LibraryEdition of one media file for one device: the playback decision, its texts, labels
+ * from the probe, integrity, watch state and a signed stream URL.
  */
-export class UnanalyzedEditionPresenter implements EditionPresenter {
+export class PlaybackEditionPresenter implements EditionPresenter {
+  constructor(
+    private readonly devices: DeviceProfileService,
+    private readonly settings: PlaybackSettings,
+    private readonly tokens: PlaybackTokenService,
+    private readonly artifacts: ArtifactIndex = NO_ARTIFACTS,
+  ) {}
+
+  /** The decision alone (streaming and prewarm use it too: one rule for listing and playing). */
+  decide(
+    file: LibraryFileRow,
+    profile: DeviceProfile,
+  ): { decision: PlaybackDecision; caps: Capabilities | null } {
+    const caps = readCapabilities(file.capabilities_json);
+    const decision = decidePlayback({
+      capabilities: caps,
+      analysis: analysisState(file, caps),
+      ...(file.analysis_error === null ? {} : { analysisError: file.analysis_error }),
+      profile,
+      policy: this.settings.policy,
+      transcodeAvailable: this.settings.transcodeAvailable,
+      encoders: { audio: this.settings.audioEncoders, video: this.settings.videoEncoders },
+      artifactReady: this.artifacts.isReady(file.id, profile.id),
+    });
+    return { decision, caps };
+  }
+
   present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition {
-    const missing = file.status === 'missing';
-    const code = missing ? 'file_missing' : 'not_analyzed';
-    const detail = missing ? 'File not found at its recorded path.' : 'The file has not been analysed yet.';
-    return {
-      facts: { fileStatus: missing ? 'missing' : 'present', analysis: 'not_analyzed' },
-      rank: 1000,
-      edition: {
-        media_file_id: file.id,
-        label: file.edition_label ?? 'Default',
-        stream_url: `/stream/media_file/${file.id}?device=${encodeURIComponent(device)}`,
-        integrity_flagged: false,
-        capabilities: {},
-        compatibility: {
-          playable: false,
-          reason: detail,
-          incompatibility: { type: 'unknown', code, detail, hint: 'Run a library scan.' },
-        },
-        playback_prediction: 'strict_incompatible',
-        is_playable: false,
-        needs_adaptive_audio: false,
-        has_adaptive_fallback: false,
-        playback_status_code: 'unknown',
-        playback_status_primary_text: missing ? 'File missing' : 'Not analyzed yet',
-        display_label: file.edition_label ?? 'Default',
-        physical_copy: copy,
-        watched: file.watched === 1,
-        resume_position_seconds: file.position_seconds ?? 0,
+    const profile = this.devices.resolve(device);
+    const { decision, caps } = this.decide(file, profile);
+    const problems =
+      file.status === 'missing'
+        ? []
+        : integrityProblems({
+            sizeBytes: Number(file.size_bytes),
+            fingerprint: file.fingerprint,
+            analyzedSizeBytes: file.analyzed_size_bytes === null ? null : Number(file.analyzed_size_bytes),
+            analyzedFingerprint: file.analyzed_fingerprint,
+            capabilities: caps,
+          });
+    const flagged = problems.length > 0;
+    const texts = statusTexts(decision, caps, profile);
+    const video = caps?.video ?? null;
+    const selectedAudio =
+      caps?.audio.find((a) => a.track === decision.selectedAudioTrack) ?? caps?.audio[0] ?? null;
+    const duration = caps?.duration_seconds ?? null;
+    const edition: LibraryEdition = {
+      media_file_id: file.id,
+      label: editionLabel(file, caps),
+      stream_url: this.tokens.streamUrl(file.id, profile.id),
+      integrity_flagged: flagged,
+      capabilities: caps === null ? {} : { ...caps },
+      compatibility: {
+        playable: decision.compatibilityPlayable,
+        reason: decision.incompatibility?.detail ?? null,
+        ...(decision.incompatibility === null ? {} : { incompatibility: { ...decision.incompatibility } }),
       },
+      playback_prediction: decision.prediction,
+      is_playable: decision.isPlayable,
+      needs_adaptive_audio: decision.needsAdaptiveAudio,
+      has_adaptive_fallback: decision.hasAdaptiveFallback,
+      playback_status_code: decision.statusCode,
+      playback_status_primary_text: texts.primary,
+      playback_status_secondary_text: flagged ? (problems[0] ?? null) : texts.secondary,
+      display_label:
+        caps === null ? editionLabel(file, caps) : displayLabel(caps, decision.selectedAudioTrack),
+      audio_channels: selectedAudio?.channels ?? null,
+      audio_display_label: audioDisplayLabel(selectedAudio),
+      audio_tracks: audioTracks(caps),
+      hdr_format: video === null || video.hdr === 'sdr' ? null : video.hdr,
+      hdr_display_label: hdrDisplayLabel(video),
+      resolution: video?.width != null && video.height != null ? `${video.width}x${video.height}` : null,
+      resolution_label: resolutionLabel(video?.width ?? null, video?.height ?? null),
+      runtime_text: runtimeText(duration),
+      physical_copy: copy,
+      resume_position_seconds: file.position_seconds ?? 0,
+      watched: file.watched === 1,
+      subtitle_url: null,
+    };
+    if (duration !== null) edition.duration_seconds = Math.round(duration);
+    const analysis = analysisState(file, caps);
+    const pixels = (video?.width ?? 0) * (video?.height ?? 0);
+    return {
+      edition,
+      facts: {
+        fileStatus: file.status === 'missing' ? 'missing' : 'present',
+        analysis: analysis === 'missing' ? 'not_analyzed' : analysis,
+      },
+      // The best playable edition first: ladder step, then trust, then picture and sound.
+      rank: LADDER[decision.prediction] * 1e9 + (flagged ? 5e8 : 0) - pixels - (selectedAudio?.channels ?? 0),
     };
   }
 }

@@ -1,11 +1,15 @@
 import type { Clock } from '../adapters/clock.ts';
+import { FfprobeAdapter } from '../adapters/ffprobe.ts';
+import { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { DeviceService } from './device.service.ts';
-import { UnanalyzedEditionPresenter } from './edition-presenter.ts';
+import { AnalysisService } from './analysis.service.ts';
+import { DeviceProfileService } from './device-profile.service.ts';
+import { PlaybackEditionPresenter } from './edition-presenter.ts';
 import { LibraryService } from './library.service.ts';
 import { MovieService } from './movie.service.ts';
+import { PlaybackTokenService } from './playback-token.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
@@ -13,7 +17,10 @@ export interface Services {
   status: SystemStatusService;
   movies: MovieService;
   library: LibraryService;
-  devices: DeviceService;
+  devices: DeviceProfileService;
+  tokens: PlaybackTokenService;
+  analysis: AnalysisService;
+  editions: PlaybackEditionPresenter;
 }
 
 export interface ServiceDeps {
@@ -21,14 +28,38 @@ export interface ServiceDeps {
   db: Db;
   clock: Clock;
   tools: MediaToolsInfo;
+  /** HMAC key of playback tokens (kept in the data dir). */
+  playbackKey: string;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
+  const devices = new DeviceProfileService(deps.config.dataDir);
+  const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
+  const editions = new PlaybackEditionPresenter(
+    devices,
+    {
+      policy: deps.config.playbackPolicy,
+      transcodeAvailable: status.transcodeAvailable,
+      audioEncoders: status.encodableCodecs('audio'),
+      videoEncoders: status.encodableCodecs('video'),
+    },
+    tokens,
+  );
+  const ffprobe = new FfprobeAdapter({ path: deps.config.ffprobePath });
   return {
     status,
     movies: new MovieService(deps.db, deps.clock),
-    library: new LibraryService(deps.db, new UnanalyzedEditionPresenter(), status),
-    devices: new DeviceService(),
+    library: new LibraryService(deps.db, editions, status),
+    devices,
+    tokens,
+    analysis: new AnalysisService(
+      deps.db,
+      ffprobe,
+      new FileSystemAdapter(),
+      deps.clock,
+      deps.tools.ffprobe.available,
+    ),
+    editions,
   };
 }

@@ -1,6 +1,23 @@
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 
+/** ffmpeg encoder names and the codec each produces (the decision speaks codec ids). */
+const ENCODER_CODECS: Record<string, { codec: string; kind: 'audio' | 'video' }> = {
+  aac: { codec: 'aac', kind: 'audio' },
+  libfdk_aac: { codec: 'aac', kind: 'audio' },
+  ac3: { codec: 'ac3', kind: 'audio' },
+  eac3: { codec: 'eac3', kind: 'audio' },
+  flac: { codec: 'flac', kind: 'audio' },
+  alac: { codec: 'alac', kind: 'audio' },
+  libopus: { codec: 'opus', kind: 'audio' },
+  libmp3lame: { codec: 'mp3', kind: 'audio' },
+  libx264: { codec: 'h264', kind: 'video' },
+  libx265: { codec: 'hevc', kind: 'video' },
+  'libvpx-vp9': { codec: 'vp9', kind: 'video' },
+  libsvtav1: { codec: 'av1', kind: 'video' },
+  'libaom-av1': { codec: 'av1', kind: 'video' },
+};
+
 /** What is switched off or missing, said once for /library's system_warning and /api/health. */
 export class SystemStatusService {
   constructor(
@@ -11,6 +28,16 @@ export class SystemStatusService {
   /** Whether video may be re-encoded: allowed by config and an H.264 encoder exists. */
   get transcodeAvailable(): boolean {
     return this.config.transcode && this.tools.ffmpeg.available && this.tools.encoders.includes('libx264');
+  }
+
+  /** Codec ids ffmpeg can encode, of one kind. */
+  encodableCodecs(kind: 'audio' | 'video'): string[] {
+    const out = new Set<string>();
+    for (const name of this.tools.ffmpeg.available ? this.tools.encoders : []) {
+      const entry = ENCODER_CODECS[name];
+      if (entry !== undefined && entry.kind === kind) out.add(entry.codec);
+    }
+    return [...out].sort();
   }
 
   get mediaTools(): MediaToolsInfo {

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import PQueue from 'p-queue';
+import { loadConfig } from '../server/src/config.ts';
+import { createServer } from '../server/src/server.ts';
+import { registerFiles } from '../server/test/helpers/library-fixtures.ts';
+import { makeMediaTree } from './media-tree.ts';
+
+const run = promisify(execFile);
+const FILES = 1000;
+
+/** Analysis of 1,000 files (ffprobe, parse, store) at concurrency = cores, against ffprobe alone. */
+export async function benchAnalysis(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'reelshelf-bench-media-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-data-'));
+  const server = await createServer(loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' }));
+  try {
+    const files = await makeMediaTree(root, FILES);
+    const concurrency = cpus().length;
+    const floorStart = performance.now();
+    const queue = new PQueue({ concurrency });
+    for (const f of files) {
+      queue.add(() =>
+        run('ffprobe', ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', f], {
+          maxBuffer: 4 << 20,
+        }),
+      );
+    }
+    await queue.onIdle();
+    const floorSecs = (performance.now() - floorStart) / 1000;
+
+    await registerFiles(server.database.db, root, Object.fromEntries(files.map((f, i) => [String(i), f])));
+    const start = performance.now();
+    const counts = await server.services.analysis.analyzePending({ concurrency });
+    const secs = (performance.now() - start) / 1000;
+    console.log(
+      `analysis of ${FILES} files at concurrency ${concurrency}: ${secs.toFixed(2)} s, ${(FILES / secs).toFixed(0)} files/s (${counts.analyzed} analyzed, ${counts.failed} failed)`,
+    );
+    console.log(
+      `floor, ffprobe alone at the same concurrency: ${floorSecs.toFixed(2)} s, ${(FILES / floorSecs).toFixed(0)} files/s`,
+    );
+    console.log(`ratio analysis ÷ ffprobe-only time: ${(secs / floorSecs).toFixed(2)}`);
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Subtitle axis. Only a subtitle the user selects can change the state. Automatic selection takes a
+ * forced subtitle only when the player shows it at no cost; a forced subtitle that would need a
+ * conversion or burn-in gets a note instead, so that PGS never forces a transcode by itself
+ * (jellyfin/jellyfin-web#8271, jellyfin/jellyfin#4160).
+ */
+import type { SubtitleCapabilities } from '../media/capabilities.ts';
+import { type Note, noteFor, type Reason, reasonFor } from './codes.ts';
+import type { SubtitleDelivery, SubtitlePlan, SubtitleSelection } from './decision-types.ts';
+import type { DeviceProfile } from './device-profile-types.ts';
+import { listAllows } from './device-profiles.ts';
+import { subtitleCodecName } from './display-names.ts';
+
+const STYLED_TEXT = new Set(['ass', 'ssa']);
+
+interface DeliveryVerdict {
+  delivery: SubtitleDelivery;
+  reasons: Reason[];
+  notes: Note[];
+}
+
+function burnIn(sub: SubtitleCapabilities, device: string): DeliveryVerdict {
+  const code =
+    sub.kind === 'image'
+      ? 'subtitle_image_burn_in_required'
+      : STYLED_TEXT.has(sub.codec)
+        ? 'subtitle_styled_text_burn_in_required'
+        : 'subtitle_text_burn_in_required';
+  return {
+    delivery: 'burn_in',
+    reasons: [reasonFor(code, { codec: subtitleCodecName(sub.codec), device })],
+    notes: [],
+  };
+}
+
+function stylingNote(sub: SubtitleCapabilities, profile: DeviceProfile, target: string): Note[] {
+  if (!STYLED_TEXT.has(sub.codec) || profile.subtitles.styled_text !== 'convert') return [];
+  return [noteFor('subtitle_styling_lost', { codec: subtitleCodecName(sub.codec), target })];
+}
+
+/** How a selected subtitle reaches the screen on this device, cheapest way first. */
+export function subtitleDelivery(
+  sub: SubtitleCapabilities,
+  profile: DeviceProfile,
+  device: string,
+): DeliveryVerdict {
+  const support = profile.subtitles;
+  if (listAllows(support.embedded, sub.codec)) return { delivery: 'embedded', reasons: [], notes: [] };
+  if (sub.kind === 'image') return burnIn(sub, device);
+  if (STYLED_TEXT.has(sub.codec) && support.styled_text === 'burn_in') return burnIn(sub, device);
+  if (support.sidecar.length > 0) {
+    const notes = listAllows(support.sidecar, sub.codec) ? [] : stylingNote(sub, profile, 'WebVTT');
+    return { delivery: 'sidecar', reasons: [], notes };
+  }
+  const target = support.artifact_text_format;
+  if (target !== null) {
+    const params = { codec: subtitleCodecName(sub.codec), target: subtitleCodecName(target), device };
+    const notes = stylingNote(sub, profile, subtitleCodecName(target));
+    return { delivery: 'convert', reasons: [reasonFor('subtitle_conversion_required', params)], notes };
+  }
+  return burnIn(sub, device);
+}
+
+export interface SubtitleAssessment {
+  selection: SubtitleSelection | null;
+  reasons: Reason[];
+  notes: Note[];
+}
+
+const NO_SUBTITLE: SubtitleAssessment = { selection: null, reasons: [], notes: [] };
+
+function automaticSubtitle(
+  subs: readonly SubtitleCapabilities[],
+  audioLanguage: string | null,
+  profile: DeviceProfile,
+  device: string,
+): SubtitleAssessment {
+  const forced = subs.filter((sub) => sub.forced);
+  const sub = forced.find((candidate) => candidate.language === audioLanguage) ?? forced[0];
+  if (sub === undefined) return NO_SUBTITLE;
+  const verdict = subtitleDelivery(sub, profile, device);
+  if (verdict.reasons.length === 0) {
+    return {
+      selection: { track: sub.track, delivery: verdict.delivery, explicit: false },
+      reasons: [],
+      notes: [],
+    };
+  }
+  const note = noteFor('subtitle_forced_not_shown', { codec: subtitleCodecName(sub.codec), device });
+  return { selection: null, reasons: [], notes: [note] };
+}
+
+/**
+ * @param choice the user's subtitle track (0-based subtitle order), null for off, undefined for automatic
+ */
+export function assessSubtitles(
+  subs: readonly SubtitleCapabilities[],
+  profile: DeviceProfile,
+  device: string,
+  choice: number | null | undefined,
+  audioLanguage: string | null,
+): SubtitleAssessment {
+  if (choice === null) return NO_SUBTITLE;
+  if (choice === undefined) return automaticSubtitle(subs, audioLanguage, profile, device);
+  const sub = subs.find((candidate) => candidate.track === choice);
+  if (sub === undefined) return NO_SUBTITLE;
+  const verdict = subtitleDelivery(sub, profile, device);
+  return {
+    selection: { track: sub.track, delivery: verdict.delivery, explicit: true },
+    reasons: verdict.reasons,
+    notes: verdict.notes,
+  };
+}
+
+export interface ArtifactSubtitle {
+  plan: SubtitlePlan;
+  delivery: SubtitleDelivery | null;
+  reasons: Reason[];
+}
+
+/**
+ * What happens to the selected subtitle when an MP4 artifact is built: MP4 carries mov_text and
+ * VobSub but no SRT, ASS or PGS, so an embedded one is converted, moved to a sidecar or burned in.
+ */
+export function subtitleInArtifact(
+  sub: SubtitleCapabilities | undefined,
+  delivery: SubtitleDelivery | null,
+  profile: DeviceProfile,
+  device: string,
+): ArtifactSubtitle {
+  if (sub === undefined || delivery === null || delivery === 'sidecar') {
+    return { plan: { mode: 'none' }, delivery, reasons: [] };
+  }
+  if (delivery === 'burn_in') return { plan: { mode: 'burn_in', track: sub.track }, delivery, reasons: [] };
+  const target = profile.subtitles.artifact_text_format;
+  if (delivery === 'convert' && target !== null) {
+    return { plan: { mode: 'convert', track: sub.track, codec: target }, delivery, reasons: [] };
+  }
+  if (sub.codec === 'mov_text' || sub.codec === 'vobsub') {
+    return { plan: { mode: 'copy', track: sub.track }, delivery, reasons: [] };
+  }
+  if (sub.kind === 'text' && target !== null && listAllows(profile.subtitles.embedded, target)) {
+    return { plan: { mode: 'convert', track: sub.track, codec: target }, delivery: 'convert', reasons: [] };
+  }
+  if (sub.kind === 'text' && profile.subtitles.sidecar.length > 0) {
+    return { plan: { mode: 'none' }, delivery: 'sidecar', reasons: [] };
+  }
+  const burned = burnIn(sub, device);
+  return { plan: { mode: 'burn_in', track: sub.track }, delivery: 'burn_in', reasons: burned.reasons };
+}

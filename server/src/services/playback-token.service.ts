@@ -1,0 +1,34 @@
+import type { Clock } from '../adapters/clock.ts';
+import { signPlaybackToken, type TokenCheck, verifyPlaybackToken } from '../domain/playback-token.ts';
+
+/** Tokens last 6 to 7 hours: a movie night, not a week. */
+const LIFETIME_SECONDS = 6 * 3600;
+/** Expiries are rounded up to the hour so /library hands out the same URL for an hour (caches like that). */
+const ROUND_SECONDS = 3600;
+
+/** Signs and verifies the playback tokens carried by stream URLs. */
+export class PlaybackTokenService {
+  constructor(
+    private readonly key: string,
+    private readonly clock: Clock,
+  ) {}
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock.now().getTime() / 1000);
+  }
+
+  sign(mediaFileId: number, device: string): string {
+    const expiresAt = Math.ceil((this.nowSeconds() + LIFETIME_SECONDS) / ROUND_SECONDS) * ROUND_SECONDS;
+    return signPlaybackToken(this.key, { mediaFileId, device, expiresAt });
+  }
+
+  verify(token: string, mediaFileId: number, device: string): TokenCheck {
+    return verifyPlaybackToken(this.key, token, mediaFileId, device, this.nowSeconds());
+  }
+
+  /** The relative stream URL of a file for a device, token included. */
+  streamUrl(mediaFileId: number, device: string): string {
+    const token = this.sign(mediaFileId, device);
+    return `/stream/media_file/${mediaFileId}?device=${encodeURIComponent(device)}&token=${encodeURIComponent(token)}`;
+  }
+}
