@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from './adapters/clock.ts';
 import { detectMediaTools, type MediaToolsInfo } from './adapters/media-tools.ts';
+import { ProcessLock } from './adapters/process-lock.ts';
 import { SecretStore } from './adapters/secret-store.ts';
 import type { Config } from './config.ts';
 import { type OpenedDatabase, openDatabase } from './db/database.ts';
@@ -44,6 +45,9 @@ export async function createServer(
     tools,
     playbackKey,
   });
+  // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
+  const lock = new ProcessLock(config.dataDir);
+  if (lock.acquire()) await services.jobs.recover();
   const app = buildHttpApp(services, {
     apiToken,
     logLevel: config.logLevel,
@@ -63,7 +67,9 @@ export async function createServer(
     close() {
       closing ??= (async () => {
         await app.close();
+        await services.jobs.close();
         await database.close();
+        lock.release();
       })();
       return closing;
     },

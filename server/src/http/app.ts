@@ -7,6 +7,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
+import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
@@ -91,6 +92,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerMovieRoutes(api, services.movies);
     registerLibraryRoutes(api, services.library, services.devices);
     registerDeviceRoutes(api, services.devices);
+    registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
   });
   return app;
 }

@@ -36,6 +36,11 @@ export class AnalysisService {
     return this.ffprobeAvailable;
   }
 
+  /** How many times ffprobe was run by this process (tests assert the fast path skips it). */
+  get probeCount(): number {
+    return this.ffprobe.calls.count;
+  }
+
   /**
    * Probes one file at an absolute path. A failure is a result with its message, never an empty
    * record (an unreadable file must not look like a file with no streams).

@@ -1,16 +1,21 @@
 import type { Clock } from '../adapters/clock.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
+import { fileFingerprint } from '../adapters/fingerprint.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { JobRunner } from '../jobs/job-runner.ts';
 import { AnalysisService } from './analysis.service.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
 import { LibraryService } from './library.service.ts';
+import { LibraryRootService } from './library-root.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
+import { ScanService } from './scan.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
+import { WatchStateService } from './watch-state.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -21,6 +26,10 @@ export interface Services {
   tokens: PlaybackTokenService;
   analysis: AnalysisService;
   editions: PlaybackEditionPresenter;
+  jobs: JobRunner;
+  roots: LibraryRootService;
+  scans: ScanService;
+  watch: WatchStateService;
 }
 
 export interface ServiceDeps {
@@ -47,19 +56,29 @@ export function buildServices(deps: ServiceDeps): Services {
     tokens,
   );
   const ffprobe = new FfprobeAdapter({ path: deps.config.ffprobePath });
+  const fs = new FileSystemAdapter();
+  const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
+  const jobs = new JobRunner(deps.db, deps.clock);
+  const scans = new ScanService({
+    db: deps.db,
+    jobs,
+    fs,
+    analysis,
+    clock: deps.clock,
+    fingerprint: fileFingerprint,
+    text: fs,
+  });
   return {
     status,
     movies: new MovieService(deps.db, deps.clock),
     library: new LibraryService(deps.db, editions, status),
     devices,
     tokens,
-    analysis: new AnalysisService(
-      deps.db,
-      ffprobe,
-      new FileSystemAdapter(),
-      deps.clock,
-      deps.tools.ffprobe.available,
-    ),
+    analysis,
     editions,
+    jobs,
+    roots: new LibraryRootService(deps.db, fs, deps.clock),
+    scans,
+    watch: new WatchStateService(deps.db, deps.clock),
   };
 }

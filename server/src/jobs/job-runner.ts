@@ -1,0 +1,209 @@
+import PQueue from 'p-queue';
+import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { Db } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { JobRepository, type JobRow } from '../repositories/job.repository.ts';
+
+/** What a job handler gets: its payload, a cancellation signal and a progress reporter. */
+export interface JobContext<P> {
+  jobId: number;
+  payload: P;
+  signal: AbortSignal;
+  /** Persists progress (throttled: at most every 250 ms, and always the final value). */
+  progress(done: number, total: number): void;
+  /** Persists an intermediate result (e.g. counts so far) for readers of the job. */
+  report(result: unknown): Promise<void>;
+}
+
+export interface JobKind<P> {
+  /** Jobs of this kind run at most this many at once (1 for heavy kinds on a 2-core machine). */
+  concurrency: number;
+  run(ctx: JobContext<P>): Promise<unknown>;
+  /**
+   * Called at start-up for a job that was running when the process died: remove its partial output.
+   * The job is then marked failed with the reason "interrupted".
+   */
+  recover?(job: JobRow): Promise<void>;
+}
+
+/** Raised by a handler (or by the runner on abort) to end a job as cancelled. */
+export class JobCancelledError extends Error {
+  override name = 'JobCancelledError';
+}
+
+/** The abort reason used at shutdown: such a job ends failed ("interrupted"), not cancelled by a person. */
+class ShutdownSignal extends Error {
+  override name = 'ShutdownSignal';
+}
+
+const INTERRUPTED = 'interrupted: the server stopped while this job ran';
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * A database-backed job runner: jobs are rows, one in-process queue per kind with its own
+ * concurrency, dedupe keys that join a queued or running job instead of starting another, AbortSignal
+ * cancellation, persisted progress, and recovery at start for jobs a dead process left behind.
+ */
+export class JobRunner {
+  private readonly kinds = new Map<string, { kind: JobKind<never>; queue: PQueue }>();
+  private readonly running = new Map<number, Running>();
+  private readonly waiters = new Map<number, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  register<P>(name: string, kind: JobKind<P>): void {
+    this.kinds.set(name, {
+      kind: kind as JobKind<never>,
+      queue: new PQueue({ concurrency: kind.concurrency }),
+    });
+  }
+
+  /** Marks what a previous process left running or queued as failed, after letting its kind clean up. */
+  async recover(): Promise<number> {
+    const repo = new JobRepository(this.db);
+    const unfinished = await repo.listUnfinished();
+    for (const job of unfinished) {
+      const entry = this.kinds.get(job.kind);
+      if (entry?.kind.recover !== undefined) await entry.kind.recover(job);
+      const reason =
+        job.status === 'running' ? INTERRUPTED : 'interrupted: the server stopped before this job ran';
+      await repo.finish(job.id, 'failed', job.result_json, reason, isoNow(this.clock));
+    }
+    return unfinished.length;
+  }
+
+  /**
+   * Starts a job, or joins the queued/running one with the same dedupe key.
+   * @returns the job id and whether it was newly created
+   */
+  async enqueue<P>(
+    name: string,
+    payload: P,
+    dedupeKey: string | null = null,
+  ): Promise<{ id: number; created: boolean }> {
+    if (this.closed) throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
+    const entry = this.kinds.get(name);
+    if (entry === undefined) throw new Error(`unknown job kind ${name}`);
+    const repo = new JobRepository(this.db);
+    if (dedupeKey !== null) {
+      const active = await repo.findActive(name, dedupeKey);
+      if (active !== undefined && this.running.has(active.id)) return { id: active.id, created: false };
+    }
+    const id = await repo.insert({
+      kind: name,
+      dedupe_key: dedupeKey,
+      payload_json: JSON.stringify(payload),
+      created_at: isoNow(this.clock),
+    });
+    const controller = new AbortController();
+    const done = entry.queue
+      .add(() => this.execute(id, entry.kind as JobKind<P>, payload, controller))
+      .then(() => undefined);
+    this.running.set(id, { controller, done });
+    this.waiters.set(id, done);
+    done.finally(() => {
+      this.running.delete(id);
+      this.waiters.delete(id);
+    });
+    return { id, created: true };
+  }
+
+  private async execute<P>(
+    id: number,
+    kind: JobKind<P>,
+    payload: P,
+    controller: AbortController,
+  ): Promise<void> {
+    const repo = new JobRepository(this.db);
+    if (controller.signal.aborted) {
+      const shutdown = controller.signal.reason instanceof ShutdownSignal;
+      await repo.finish(
+        id,
+        shutdown ? 'failed' : 'cancelled',
+        null,
+        shutdown ? INTERRUPTED : null,
+        isoNow(this.clock),
+      );
+      return;
+    }
+    await repo.markRunning(id, isoNow(this.clock));
+    let last = 0;
+    let pending: { done: number; total: number } | null = null;
+    const flush = async () => {
+      if (pending === null) return;
+      const p = pending;
+      pending = null;
+      last = Date.now();
+      await repo.setProgress(id, p.done, p.total);
+    };
+    const ctx: JobContext<P> = {
+      jobId: id,
+      payload,
+      signal: controller.signal,
+      progress: (done, total) => {
+        pending = { done, total };
+        if (Date.now() - last >= 250 || done === total) void flush();
+      },
+      report: (result) => repo.setResult(id, JSON.stringify(result)),
+    };
+    try {
+      const result = await kind.run(ctx);
+      await flush();
+      const resultJson = result === undefined ? null : JSON.stringify(result);
+      if (controller.signal.reason instanceof ShutdownSignal) {
+        await repo.finish(id, 'failed', resultJson, INTERRUPTED, isoNow(this.clock));
+        return;
+      }
+      const status = controller.signal.aborted ? 'cancelled' : 'succeeded';
+      await repo.finish(id, status, resultJson, null, isoNow(this.clock));
+    } catch (err) {
+      await flush();
+      const current = await repo.getById(id);
+      if (controller.signal.reason instanceof ShutdownSignal) {
+        await repo.finish(id, 'failed', current?.result_json ?? null, INTERRUPTED, isoNow(this.clock));
+      } else if (err instanceof JobCancelledError || controller.signal.aborted) {
+        await repo.finish(id, 'cancelled', current?.result_json ?? null, null, isoNow(this.clock));
+      } else {
+        const message = err instanceof Error ? err.message : String(err);
+        await repo.finish(id, 'failed', current?.result_json ?? null, message, isoNow(this.clock));
+      }
+    }
+  }
+
+  /** Asks a queued or running job to stop; true when it was active. */
+  cancel(id: number): boolean {
+    const running = this.running.get(id);
+    if (running === undefined) return false;
+    running.controller.abort(new JobCancelledError('cancelled'));
+    return true;
+  }
+
+  isActive(id: number): boolean {
+    return this.running.has(id);
+  }
+
+  /** Resolves when the job has finished (immediately when it is not active in this process). */
+  async wait(id: number): Promise<JobRow | undefined> {
+    await this.waiters.get(id);
+    return new JobRepository(this.db).getById(id);
+  }
+
+  async get(id: number): Promise<JobRow | undefined> {
+    return new JobRepository(this.db).getById(id);
+  }
+
+  /** Cancels everything and waits for handlers to return (shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const r of this.running.values()) r.controller.abort(new ShutdownSignal('server shutting down'));
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+}

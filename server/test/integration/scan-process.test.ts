@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { makeMediaTree } from '../helpers/media.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+
+const repo = new URL('../../../', import.meta.url).pathname;
+
+function cli(args: string[], dataDir: string) {
+  const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
+    cwd: repo,
+    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => out };
+}
+
+function count(dbFile: string, sql: string): number {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(dbFile, { fileMustExist: true });
+    const row = db.prepare(sql).get() as { n: number };
+    return row.n;
+  } catch {
+    return 0; // not created or not migrated yet
+  } finally {
+    db?.close();
+  }
+}
+
+describe('scan from the CLI, and a crash between staging and commit', () => {
+  let media: string;
+  before(async () => {
+    media = mkdtempSync(join(tmpdir(), 'reelshelf-cli-media-'));
+    await makeMediaTree(media, 60);
+  });
+  after(() => rmSync(media, { recursive: true, force: true }));
+
+  it('a process killed after staging leaves the live tables as they were; the next start cleans up', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-crash-'));
+    const dbFile = join(dataDir, 'reelshelf.sqlite');
+    try {
+      const run = cli(['scan', media], dataDir);
+      const deadline = Date.now() + 60_000;
+      while (count(dbFile, 'select count(*) as n from staging_media_files') === 0) {
+        assert.ok(Date.now() < deadline, `no staging rows appeared: ${run.output()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      run.child.kill('SIGKILL');
+      await run.exited;
+      assert.ok(count(dbFile, 'select count(*) as n from staging_media_files') > 0, 'rows were staged');
+      assert.equal(count(dbFile, 'select count(*) as n from media_files'), 0, 'no live media file written');
+      assert.equal(count(dbFile, 'select count(*) as n from movies'), 0, 'no movie written');
+
+      const t = await startTestServer({ REELSHELF_DATA_DIR: dataDir });
+      try {
+        const job = await t.server.database.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
+        assert.equal(job.status, 'failed');
+        assert.match(job.error ?? '', /interrupted/);
+        const report = (await (await t.api(`/api/scans/${job.id}`)).json()) as {
+          status: string;
+          message: string;
+        };
+        assert.equal(report.status, 'failed');
+        const staged = await t.server.database.db.selectFrom('staging_media_files').select('id').execute();
+        assert.equal(staged.length, 0, 'staging cleaned at start');
+      } finally {
+        await t.close();
+      }
+
+      const again = cli(['scan', media], dataDir);
+      assert.equal(await again.exited, 0, again.output());
+      assert.match(again.output(), /committed/);
+      assert.match(
+        again.output(),
+        /found 60 · new 60 · changed 0 · moved 0 · unchanged 0 · missing 0 · errors 0/,
+      );
+      assert.equal(count(dbFile, 'select count(*) as n from media_files'), 60);
+
+      const rescan = cli(['scan', media], dataDir);
+      assert.equal(await rescan.exited, 0);
+      assert.match(rescan.output(), /unchanged 60/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the CLI refuses what is not a folder', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-cli-'));
+    try {
+      const run = cli(['scan', join(media, 'no-such-folder')], dataDir);
+      assert.equal(await run.exited, 1);
+      assert.match(run.output(), /does not exist/);
+      const usage = cli(['scan'], dataDir);
+      assert.equal(await usage.exited, 2);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type ExtraKind,
+  discStructureRoot,
+  extraKind,
+  isIgnoreMarker,
+  isSkippedEntryName,
+  isVideoFile,
+  VIDEO_EXTENSIONS,
+} from '../../../src/domain/scan/video-files.ts';
+
+describe('isVideoFile', () => {
+  const table: [string, boolean][] = [
+    ['Heat (1995).mkv', true],
+    ['HEAT (1995).MKV', true],
+    ['The.Matrix.1999.1080p.BluRay.x264-GROUP.mp4', true],
+    ['Movie (2021)/VIDEO_TS/VTS_01_1.VOB', true],
+    ['Avatar (2009)/BDMV/STREAM/00001.m2ts', true],
+    ['Old Recording.dvr-ms', true],
+    ['Movie.iso', true],
+    ['Heat (1995).nfo', false],
+    ['Heat (1995).en.srt', false],
+    ['poster.jpg', false],
+    ['theme.mp3', false],
+    ['._Heat (1995).mkv', false],
+    ['mkv', false],
+    ['Heat (1995).mkv.part', false],
+  ];
+  for (const [name, expected] of table) {
+    it(`${name} → ${expected}`, () => assert.equal(isVideoFile(name), expected));
+  }
+  it("has Jellyfin's list, lower-case with dots", () => {
+    assert.equal(VIDEO_EXTENSIONS.length, 54);
+    assert.ok(VIDEO_EXTENSIONS.every((ext) => /^\.[0-9a-z-]+$/.test(ext)));
+  });
+});
+
+describe('extraKind', () => {
+  const table: [string, ExtraKind | null][] = [
+    // folders
+    ['Movie (2000)/extras/Making of.mkv', 'extra'],
+    ['Movie (2000)/Extras/Disc 2/Commentary.mkv', 'extra'],
+    ['Movie (2000)/trailers/Teaser.mp4', 'trailer'],
+    ['Movie (2000)/Behind The Scenes/Stunts.mkv', 'behind_the_scenes'],
+    ['Movie (2000)/deleted scenes/Alternate Ending.mkv', 'deleted_scene'],
+    ['Movie (2000)/featurettes/Score.mkv', 'featurette'],
+    ['Movie (2000)/interviews/Director.mkv', 'interview'],
+    ['Movie (2000)/scenes/Opening.mkv', 'scene'],
+    ['Movie (2000)/samples/x.mkv', 'sample'],
+    ['Movie (2000)/shorts/Short.mkv', 'short'],
+    ['Movie (2000)/clips/Clip.mkv', 'clip'],
+    ['Movie (2000)/other/Whatever.mkv', 'extra'],
+    ['Movie (2000)/backdrops/loop.mp4', 'theme_video'],
+    ['The.Matrix.1999.1080p.BluRay.x264-GROUP/Sample/the.matrix.sample.mkv', 'sample'],
+    // whole names
+    ['Movie (2000)/sample.mkv', 'sample'],
+    ['Movie (2000)/Trailer.mp4', 'trailer'],
+    ['sample.mkv', 'sample'],
+    // suffixes
+    ['Movie (2000)/Movie (2000)-trailer.mp4', 'trailer'],
+    ['Movie (2000)/Movie (2000)-trailer2.mp4', 'trailer'],
+    ['Movie (2000)/Movie (2000).trailer.mkv', 'trailer'],
+    ['Movie (2000)/Movie (2000)_sample.mkv', 'sample'],
+    ['Movie (2000)/Movie (2000) sample.mkv', 'sample'],
+    ['The.Matrix.1999.1080p.BluRay.x264-GROUP-sample.mkv', 'sample'],
+    ['Movie (2000)/Movie (2000)-featurette.mkv', 'featurette'],
+    ['Movie (2000)/Making Of-behindthescenes.mkv', 'behind_the_scenes'],
+    ['Movie (2000)/Alt Ending-deleted.mkv', 'deleted_scene'],
+    ['Movie (2000)/Alt Ending-deletedscene.mkv', 'deleted_scene'],
+    ['Movie (2000)/Cast-interview.mkv', 'interview'],
+    ['Movie (2000)/Car Chase-scene.mkv', 'scene'],
+    ['Movie (2000)/Prequel-short.mkv', 'short'],
+    ['Movie (2000)/Bloopers-clip.mkv', 'clip'],
+    ['Movie (2000)/Gag Reel-extra.mkv', 'extra'],
+    ['Movie (2000)/Stuff-other.mkv', 'extra'],
+    // not extras
+    ['Movie (2000)/Movie (2000).mkv', null],
+    ["Heat (1995)/Heat (1995) - Director's Cut.mkv", null],
+    ['Movie (2000)/Movie (2000) - 1080p.mkv', null],
+    ['Shorts/Paperman (2012)/Paperman (2012).mkv', null],
+    ['Other/Heat (1995).mkv', null],
+    ['The Others (2001)/The Others (2001).mkv', null],
+    ['Movie (2000)/Movie (2000) featurette.mkv', null], // only trailer/sample accept a space
+    ['Sample Size (2015).mkv', null],
+    ['Movie (2000)/Movie (2000) - Extended.mkv', null],
+  ];
+  for (const [path, expected] of table) {
+    it(`${path} → ${expected}`, () => assert.equal(extraKind(path), expected));
+  }
+});
+
+describe('walker helpers', () => {
+  it('finds the folder holding a disc structure', () => {
+    assert.equal(discStructureRoot('Movie (2021)/VIDEO_TS/VTS_01_1.VOB'), 'Movie (2021)');
+    assert.equal(discStructureRoot('Sci-Fi/Avatar (2009)/BDMV/STREAM/00001.m2ts'), 'Sci-Fi/Avatar (2009)');
+    assert.equal(discStructureRoot('video_ts/VIDEO_TS.IFO'), '');
+    assert.equal(discStructureRoot('Avatar (2009)/Avatar (2009).m2ts'), null);
+  });
+  it('reads .ignore markers and skips hidden and NAS folders', () => {
+    assert.equal(isIgnoreMarker('.ignore'), true);
+    assert.equal(isIgnoreMarker('.IGNORE'), true);
+    assert.equal(isIgnoreMarker('ignore.txt'), false);
+    for (const name of [
+      '.git',
+      '@eaDir',
+      '#recycle',
+      '$RECYCLE.BIN',
+      'System Volume Information',
+      'lost+found',
+    ]) {
+      assert.equal(isSkippedEntryName(name), true, name);
+    }
+    assert.equal(isSkippedEntryName('Heat (1995)'), false);
+  });
+});
