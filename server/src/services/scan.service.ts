@@ -144,6 +144,16 @@ export class ScanService {
   }
 
   private async run(ctx: JobContext<ScanPayload>): Promise<ScanResult> {
+    try {
+      return await this.scanRoot(ctx);
+    } catch (err) {
+      // A cancelled or failed scan leaves nothing behind: its staged rows go, the live tables were never touched.
+      await new ScanRepository(this.deps.db).deleteStaging(ctx.jobId);
+      throw err;
+    }
+  }
+
+  private async scanRoot(ctx: JobContext<ScanPayload>): Promise<ScanResult> {
     const { db, clock } = this.deps;
     const root = await new LibraryRootRepository(db).get(ctx.payload.rootId);
     if (root === undefined) throw new ScanFailure(`library root ${ctx.payload.rootId} no longer exists`);

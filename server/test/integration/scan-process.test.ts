@@ -97,6 +97,25 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
     }
   });
 
+  it('a cancelled scan commits nothing and leaves no staging rows', async () => {
+    const t = await startTestServer();
+    try {
+      const root = await t.server.services.roots.create({ path: media });
+      const { scan_id } = await t.server.services.scans.start(root.id);
+      while ((await t.server.services.scans.report(scan_id)).progress.done < 3) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const res = await t.api(`/api/scans/${scan_id}`, { method: 'DELETE' });
+      const report = (await res.json()) as { status: string };
+      assert.equal(report.status, 'cancelled');
+      const db = t.server.database.db;
+      assert.equal((await db.selectFrom('media_files').select('id').execute()).length, 0);
+      assert.equal((await db.selectFrom('staging_media_files').select('id').execute()).length, 0);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('the CLI refuses what is not a folder', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-cli-'));
     try {
