@@ -1,12 +1,14 @@
 import { benchAnalysis } from './analysis.bench.ts';
 import { benchLibrary } from './library.bench.ts';
 import { benchScan } from './scan.bench.ts';
+import { benchStream } from './stream.bench.ts';
 
 /** `npm run bench [name…]`: runs the benchmarks and prints each figure (and ratio where one is asked). */
 const BENCHES: Record<string, () => Promise<void>> = {
   library: benchLibrary,
   analysis: benchAnalysis,
   scan: benchScan,
+  stream: benchStream,
 };
 
 const wanted = process.argv.slice(2);

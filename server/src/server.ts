@@ -48,6 +48,7 @@ export async function createServer(
   // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
   const lock = new ProcessLock(config.dataDir);
   if (lock.acquire()) await services.jobs.recover();
+  await services.artifacts.load();
   const app = buildHttpApp(services, {
     apiToken,
     logLevel: config.logLevel,

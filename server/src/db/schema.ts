@@ -209,6 +209,24 @@ export interface ProviderCacheTable {
   expires_at: Timestamp | null;
 }
 
+export interface ArtifactsTable {
+  id: Id;
+  artifact_key: string;
+  media_file_id: number;
+  device: string;
+  source_fingerprint: string;
+  plan_json: string;
+  path: string;
+  /** building | ready | failed | cancelled */
+  status: string;
+  size_bytes: ColumnType<number, number | undefined, number>;
+  error: string | null;
+  job_id: number | null;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+  last_used_at: Timestamp;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -228,4 +246,5 @@ export interface Database {
   jobs: JobsTable;
   settings: SettingsTable;
   provider_cache: ProviderCacheTable;
+  artifacts: ArtifactsTable;
 }

@@ -9,6 +9,7 @@ import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
+import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
 export interface HttpOptions {
@@ -93,6 +94,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerLibraryRoutes(api, services.library, services.devices);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
+    registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
   });
   return app;
 }

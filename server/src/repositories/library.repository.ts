@@ -71,6 +71,15 @@ export class LibraryRepository {
   }
 
   async files(): Promise<LibraryFileRow[]> {
+    return this.fileQuery().orderBy('f.movie_id').orderBy('f.id').execute();
+  }
+
+  /** One file in the listing's shape (streaming and prewarm decide with the same rules). */
+  async file(id: number): Promise<LibraryFileRow | undefined> {
+    return this.fileQuery().where('f.id', '=', id).executeTakeFirst();
+  }
+
+  private fileQuery() {
     return this.db
       .selectFrom('media_files as f')
       .innerJoin('library_roots as r', 'r.id', 'f.library_root_id')
@@ -92,10 +101,7 @@ export class LibraryRepository {
         'f.analyzed_fingerprint',
         'w.position_seconds',
         'w.watched',
-      ])
-      .orderBy('f.movie_id')
-      .orderBy('f.id')
-      .execute();
+      ]);
   }
 
   /** Cast (in billing order) and directors, the names /library exposes for search. */

@@ -20,6 +20,7 @@ import {
 import type { LibraryFileRow } from '../repositories/library.repository.ts';
 import type { DeviceProfileService } from './device-profile.service.ts';
 import type { EditionPresenter, PresentedEdition } from './library.service.ts';
+import { sourceKeyOf } from './artifact-index.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
 
 /** What the presenter needs to know about the server beyond the file: policy and tools. */
@@ -33,7 +34,8 @@ export interface PlaybackSettings {
 
 /** Whether a finished playback artifact exists for a file and device (prewarm). */
 export interface ArtifactIndex {
-  isReady(mediaFileId: number, device: string): boolean;
+  /** `sourceKey` names the source content (fingerprint): an artifact of older content does not count. */
+  isReady(mediaFileId: number, device: string, sourceKey: string): boolean;
 }
 
 export const NO_ARTIFACTS: ArtifactIndex = { isReady: () => false };
@@ -92,6 +94,14 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     private readonly artifacts: ArtifactIndex = NO_ARTIFACTS,
   ) {}
 
+  get policy(): PlaybackPolicy {
+    return this.settings.policy;
+  }
+
+  capabilitiesOf(file: LibraryFileRow): Capabilities | null {
+    return readCapabilities(file.capabilities_json);
+  }
+
   /** The decision alone (streaming and prewarm use it too: one rule for listing and playing). */
   decide(
     file: LibraryFileRow,
@@ -106,7 +116,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
       policy: this.settings.policy,
       transcodeAvailable: this.settings.transcodeAvailable,
       encoders: { audio: this.settings.audioEncoders, video: this.settings.videoEncoders },
-      artifactReady: this.artifacts.isReady(file.id, profile.id),
+      artifactReady: this.artifacts.isReady(file.id, profile.id, sourceKeyOf(file)),
     });
     return { decision, caps };
   }

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import type { Clock } from '../adapters/clock.ts';
+import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
@@ -7,13 +9,17 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { AnalysisService } from './analysis.service.ts';
+import { ArtifactService } from './artifact.service.ts';
+import { ReadyArtifactIndex } from './artifact-index.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
 import { LibraryService } from './library.service.ts';
 import { LibraryRootService } from './library-root.service.ts';
+import { MediaPathService } from './media-path.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
 import { ScanService } from './scan.service.ts';
+import { StreamService } from './stream.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
 import { WatchStateService } from './watch-state.service.ts';
 
@@ -30,6 +36,8 @@ export interface Services {
   roots: LibraryRootService;
   scans: ScanService;
   watch: WatchStateService;
+  artifacts: ArtifactService;
+  streams: StreamService;
 }
 
 export interface ServiceDeps {
@@ -45,6 +53,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
   const devices = new DeviceProfileService(deps.config.dataDir);
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
+  const readyArtifacts = new ReadyArtifactIndex();
   const editions = new PlaybackEditionPresenter(
     devices,
     {
@@ -54,6 +63,7 @@ export function buildServices(deps: ServiceDeps): Services {
       videoEncoders: status.encodableCodecs('video'),
     },
     tokens,
+    readyArtifacts,
   );
   const ffprobe = new FfprobeAdapter({ path: deps.config.ffprobePath });
   const fs = new FileSystemAdapter();
@@ -68,6 +78,21 @@ export function buildServices(deps: ServiceDeps): Services {
     fingerprint: fileFingerprint,
     text: fs,
   });
+  const paths = new MediaPathService(fs);
+  const artifacts = new ArtifactService({
+    db: deps.db,
+    jobs,
+    ffmpeg: new FfmpegAdapter(deps.config.ffmpegPath),
+    ffmpegAvailable: deps.tools.ffmpeg.available,
+    transcodeAvailable: status.transcodeAvailable,
+    editions,
+    devices,
+    paths,
+    index: readyArtifacts,
+    clock: deps.clock,
+    dir: join(deps.config.dataDir, 'artifacts'),
+    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
+  });
   return {
     status,
     movies: new MovieService(deps.db, deps.clock),
@@ -80,5 +105,7 @@ export function buildServices(deps: ServiceDeps): Services {
     roots: new LibraryRootService(deps.db, fs, deps.clock),
     scans,
     watch: new WatchStateService(deps.db, deps.clock),
+    artifacts,
+    streams: new StreamService(tokens, devices, editions, artifacts, paths, fs),
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
+import * as m0002 from './0002-artifacts.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -9,6 +10,7 @@ interface MigrationModule {
 /** Numbered migrations, applied in order at start; never edit one that has shipped, add the next. */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001-initial': m0001,
+  '0002-artifacts': m0002,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

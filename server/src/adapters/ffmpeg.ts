@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+
+/** ffmpeg exited with an error; `message` carries the last lines it printed. */
+export class FfmpegError extends Error {
+  override name = 'FfmpegError';
+}
+
+export interface FfmpegRunOptions {
+  /** Receives stdout as it arrives (`-progress pipe:1` output). */
+  onStdout?(chunk: string): void;
+  /** Aborting kills the whole process group and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called once the process has started, with its pid (= its process group id). */
+  onSpawn?(pid: number): void;
+}
+
+/** The only place that runs ffmpeg. Each run gets its own process group so a cancel kills it whole. */
+export class FfmpegAdapter {
+  constructor(private readonly path: string) {}
+
+  run(args: string[], options: FfmpegRunOptions = {}): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (options.signal?.aborted === true) {
+        reject(options.signal.reason);
+        return;
+      }
+      const child = spawn(this.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let stderr = '';
+      let aborted = false;
+      const killGroup = () => {
+        if (child.pid === undefined) return;
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
+      const onAbort = () => {
+        aborted = true;
+        killGroup();
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (child.pid !== undefined) options.onSpawn?.(child.pid);
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => options.onStdout?.(chunk));
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => {
+        stderr = (stderr + chunk).slice(-8192);
+      });
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        options.signal?.removeEventListener('abort', onAbort);
+        reject(new FfmpegError(err.code === 'ENOENT' ? 'ffmpeg is not installed' : err.message));
+      });
+      child.on('close', (code, sig) => {
+        options.signal?.removeEventListener('abort', onAbort);
+        if (aborted) return reject(options.signal?.reason ?? new Error('aborted'));
+        if (code === 0) return resolve();
+        const tail = stderr.trim().split('\n').slice(-3).join(' | ');
+        reject(new FfmpegError(`ffmpeg failed (${sig ?? `exit ${code}`}): ${tail || 'no message'}`));
+      });
+    });
+  }
+}

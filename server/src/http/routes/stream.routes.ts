@@ -1,0 +1,110 @@
+import type { PrewarmResponse } from '@reelshelf/contract';
+import { schemaId } from '@reelshelf/contract';
+import type { FastifyInstance } from 'fastify';
+import type { ArtifactService, ArtifactState } from '../../services/artifact.service.ts';
+import type { StreamService } from '../../services/stream.service.ts';
+import { bearerToken, secretsEqual } from '../plugins/auth.ts';
+import { idParams } from '../schemas.ts';
+import { sendFile, sendGrowing } from '../stream-response.ts';
+
+const streamQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    device: { type: 'string', maxLength: 64 },
+    token: { type: 'string', maxLength: 256 },
+  },
+} as const;
+
+/** The device prewarm-tv targets (spec §4.3: the TV-box player). */
+const PREWARM_DEVICE = 'tv';
+
+/** PrewarmResponse (spec §2.9) for an artifact state. */
+export function prewarmBody(state: ArtifactState): PrewarmResponse {
+  switch (state.status) {
+    case 'ready':
+      return { status: 'ready' };
+    case 'not_needed':
+      return { status: 'not_needed', reason: state.reason };
+    case 'not_ready':
+      return { status: 'not_ready', reason: state.reason };
+    case 'building':
+      return { status: 'building', message: `Preparing for the TV: ${state.percent.toFixed(1)}% done.` };
+    case 'cancelled':
+      return { status: 'cancelled' };
+  }
+}
+
+/** GET/HEAD /stream/media_file/{id} and the prewarm-tv routes. */
+export function registerStreamRoutes(
+  app: FastifyInstance,
+  streams: StreamService,
+  artifacts: ArtifactService,
+  apiToken: string,
+): void {
+  app.route<{ Params: { id: number }; Querystring: { device?: string; token?: string } }>({
+    method: ['GET', 'HEAD'],
+    url: '/stream/media_file/:id',
+    schema: { params: idParams, querystring: streamQuery },
+    handler: async (request, reply) => {
+      const device =
+        request.query.device === undefined || request.query.device === '' ? 'web' : request.query.device;
+      const bearer = bearerToken(request);
+      streams.authorize(
+        request.params.id,
+        device,
+        request.query.token,
+        bearer !== null && secretsEqual(bearer, apiToken),
+      );
+      const target = await streams.target(request.params.id, device);
+      if (target.kind === 'file') return sendFile(request, reply, target);
+      const finalPath = streams.finalPath(target.artifactKey);
+      return sendGrowing(
+        request,
+        reply,
+        target,
+        finalPath,
+        () => streams.isBuilding(target.jobId),
+        async () => {
+          const next = await streams.target(request.params.id, device).catch(() => null);
+          return next?.kind === 'file' ? next : null;
+        },
+      );
+    },
+  });
+
+  const prewarmSchema = { params: idParams, response: { 200: { $ref: `${schemaId('prewarm')}#` } } };
+
+  app.get<{ Params: { id: number } }>(
+    '/api/media-file/:id/prewarm-tv',
+    { schema: prewarmSchema },
+    async (request) => prewarmBody(await artifacts.state(request.params.id, PREWARM_DEVICE)),
+  );
+
+  app.post<{ Params: { id: number } }>(
+    '/api/media-file/:id/prewarm-tv',
+    {
+      schema: {
+        params: idParams,
+        response: { 200: prewarmSchema.response[200], 202: prewarmSchema.response[200] },
+      },
+    },
+    async (request, reply) => {
+      const state = await artifacts.start(request.params.id, PREWARM_DEVICE);
+      return reply.code(state.status === 'building' ? 202 : 200).send(prewarmBody(state));
+    },
+  );
+
+  app.delete<{ Params: { id: number } }>(
+    '/api/media-file/:id/prewarm-tv',
+    { schema: prewarmSchema },
+    async (request) => {
+      const cancelled = await artifacts.cancel(request.params.id, PREWARM_DEVICE);
+      if (cancelled) return { status: 'cancelled' } satisfies PrewarmResponse;
+      return {
+        status: 'not_building',
+        message: 'Nothing is being prepared for this file.',
+      } satisfies PrewarmResponse;
+    },
+  );
+}

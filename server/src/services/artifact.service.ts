@@ -1,0 +1,290 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { FfmpegAdapter } from '../adapters/ffmpeg.ts';
+import type { Db } from '../db/database.ts';
+import { buildArtifactArgs, ProgressParser } from '../domain/ffmpeg/artifact-command.ts';
+import type { PlaybackDecision, PlaybackPlan } from '../domain/playback/decision-types.ts';
+import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { JobContext, JobRunner } from '../jobs/job-runner.ts';
+import { ArtifactRepository, type ArtifactRow } from '../repositories/artifact.repository.ts';
+import type { JobRow } from '../repositories/job.repository.ts';
+import { type LibraryFileRow, LibraryRepository } from '../repositories/library.repository.ts';
+import { type ReadyArtifactIndex, sourceKeyOf } from './artifact-index.ts';
+import type { DeviceProfileService } from './device-profile.service.ts';
+import type { PlaybackEditionPresenter } from './edition-presenter.ts';
+import type { MediaPathService } from './media-path.service.ts';
+
+export type ArtifactState =
+  | { status: 'ready'; artifact: ArtifactRow }
+  | { status: 'building'; percent: number; jobId: number; artifact: ArtifactRow }
+  | { status: 'not_needed'; reason: string }
+  | { status: 'not_ready'; reason: string }
+  | { status: 'cancelled' };
+
+interface ArtifactPayload {
+  key: string;
+}
+
+export interface ArtifactDeps {
+  db: Db;
+  jobs: JobRunner;
+  ffmpeg: FfmpegAdapter;
+  ffmpegAvailable: boolean;
+  transcodeAvailable: boolean;
+  editions: PlaybackEditionPresenter;
+  devices: DeviceProfileService;
+  paths: MediaPathService;
+  index: ReadyArtifactIndex;
+  clock: Clock;
+  dir: string;
+  cacheBytes: number;
+}
+
+/** What a file needs on a device, decided by the same rules as /library. */
+interface Needs {
+  file: LibraryFileRow;
+  profile: DeviceProfile;
+  decision: PlaybackDecision;
+  plan: PlaybackPlan | null;
+}
+
+/** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
+export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
+  return createHash('sha256')
+    .update(JSON.stringify([sourceKey, device, plan]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/**
+ * Playback artifacts: MP4s remuxed or converted for a device, built as jobs (one per key, whether a
+ * prewarm or a stream asked first), cancellable, kept under an LRU size bound.
+ */
+export class ArtifactService {
+  constructor(private readonly deps: ArtifactDeps) {
+    mkdirSync(deps.dir, { recursive: true });
+    deps.jobs.register<ArtifactPayload>('artifact', {
+      concurrency: 1,
+      run: (ctx) => this.build(ctx),
+      recover: (job) => this.recover(job),
+    });
+  }
+
+  /** Loads the ready set into memory (start-up). */
+  async load(): Promise<void> {
+    for (const row of await new ArtifactRepository(this.deps.db).readyByAge()) {
+      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
+    }
+  }
+
+  partPath(key: string): string {
+    return join(this.deps.dir, `${key}.part.mp4`);
+  }
+
+  finalPath(key: string): string {
+    return join(this.deps.dir, `${key}.mp4`);
+  }
+
+  async needs(fileId: number, device: string): Promise<Needs> {
+    const profile = this.deps.devices.resolve(device);
+    const file = await new LibraryRepository(this.deps.db).file(fileId);
+    if (file === undefined) throw notFound('media file', fileId);
+    const { decision } = this.deps.editions.decide(file, profile);
+    return { file, profile, decision, plan: decision.plan ?? decision.fallbackPlan };
+  }
+
+  /** The prewarm state of a file on a device (INTERFACE.md "Prewarm"). */
+  async state(fileId: number, device: string): Promise<ArtifactState> {
+    const needs = await this.needs(fileId, device);
+    return this.stateOf(needs);
+  }
+
+  private async stateOf({ file, profile, decision, plan }: Needs): Promise<ArtifactState> {
+    if (decision.wouldBe === 'direct' && decision.statusCode !== 'unknown') {
+      return { status: 'not_needed', reason: `Plays directly on ${profile.name}: nothing to prepare.` };
+    }
+    if (plan === null) {
+      const why = decision.incompatibility?.detail ?? 'No playable form exists for this device.';
+      return { status: 'not_ready', reason: `Cannot be prepared for ${profile.name}: ${why}` };
+    }
+    const key = artifactKey(sourceKeyOf(file), profile.id, plan);
+    const row = await new ArtifactRepository(this.deps.db).getByKey(key);
+    if (row === undefined) {
+      return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
+    }
+    if (row.job_id !== null && this.deps.jobs.isActive(row.job_id)) {
+      const job = await this.deps.jobs.get(row.job_id);
+      const percent =
+        job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
+      return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
+    }
+    if (row.status === 'ready') {
+      if (existsFile(row.path)) return { status: 'ready', artifact: row };
+      return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
+    }
+    if (row.status === 'cancelled') return { status: 'cancelled' };
+    return { status: 'not_ready', reason: `The last preparation failed: ${row.error ?? 'unknown error'}` };
+  }
+
+  /**
+   * Starts the build of a file's artifact for a device (or joins the running one).
+   * @returns the state after starting: building, or ready / not_needed when there is nothing to do
+   */
+  async start(fileId: number, device: string): Promise<ArtifactState> {
+    const needs = await this.needs(fileId, device);
+    const state = await this.stateOf(needs);
+    if (state.status === 'ready' || state.status === 'not_needed' || state.status === 'building')
+      return state;
+    const { file, profile, plan } = needs;
+    if (plan === null) throw this.incompatible(needs);
+    if (plan.video !== 'copy' && !this.deps.transcodeAvailable) throw this.incompatible(needs);
+    if (!this.deps.ffmpegAvailable) {
+      throw new AppError('service_unavailable', {
+        message: 'ffmpeg is not installed: nothing can be prepared.',
+        hint: 'Install ffmpeg (apt-get install ffmpeg) and restart.',
+      });
+    }
+    const key = artifactKey(sourceKeyOf(file), profile.id, plan);
+    const repo = new ArtifactRepository(this.deps.db);
+    const now = isoNow(this.deps.clock);
+    await repo.upsertBuilding({
+      artifact_key: key,
+      media_file_id: file.id,
+      device: profile.id,
+      source_fingerprint: sourceKeyOf(file),
+      plan_json: JSON.stringify(plan),
+      path: this.finalPath(key),
+      job_id: 0,
+      now,
+    });
+    const { id } = await this.deps.jobs.enqueue<ArtifactPayload>('artifact', { key }, `artifact:${key}`);
+    await repo.setJob(key, id);
+    return this.stateOf(needs);
+  }
+
+  /** Cancels a running build; true when one was running. */
+  async cancel(fileId: number, device: string): Promise<boolean> {
+    const state = await this.state(fileId, device);
+    if (state.status !== 'building') return false;
+    this.deps.jobs.cancel(state.jobId);
+    await this.deps.jobs.wait(state.jobId);
+    return true;
+  }
+
+  /** Marks an artifact as just streamed (LRU). */
+  async touch(key: string): Promise<void> {
+    await new ArtifactRepository(this.deps.db).touch(key, isoNow(this.deps.clock));
+  }
+
+  isBuilding(jobId: number): boolean {
+    return this.deps.jobs.isActive(jobId);
+  }
+
+  /** The 400 body for a file nothing can make playable on the device. */
+  incompatible({ profile, decision }: Needs): AppError {
+    const inc = decision.incompatibility;
+    const required = decision.wouldBe === 'strict_incompatible' ? 'none' : decision.wouldBe;
+    return new AppError('not_playable', {
+      status: 400,
+      message: inc?.detail ?? `This file cannot play on ${profile.name}.`,
+      ...(inc?.hint === undefined ? {} : { hint: inc.hint }),
+      extra: {
+        incompatibility: inc ?? {
+          type: 'unknown',
+          code: 'no_compatible_target',
+          detail: 'No playable form was found.',
+        },
+        policy: this.deps.editions.policy,
+        required,
+        adaptiveAvailable: decision.hasAdaptiveFallback,
+        videoTranscodeAvailable: this.deps.transcodeAvailable,
+      },
+    });
+  }
+
+  private async build(ctx: JobContext<ArtifactPayload>): Promise<{ key: string; size_bytes: number }> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const { key } = ctx.payload;
+    const row = await repo.getByKey(key);
+    if (row === undefined) throw new Error(`artifact ${key} vanished`);
+    const file = await new LibraryRepository(this.deps.db).file(row.media_file_id);
+    if (file === undefined) throw new Error('the media file was removed');
+    const source = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
+    const plan = JSON.parse(row.plan_json) as PlaybackPlan;
+    const capabilities = this.deps.editions.capabilitiesOf(file);
+    if (capabilities === null) throw new Error('the file has not been analysed');
+    const part = this.partPath(key);
+    const final = this.finalPath(key);
+    const progress = new ProgressParser(capabilities.duration_seconds);
+    ctx.progress(0, 1000);
+    try {
+      await this.deps.ffmpeg.run(buildArtifactArgs({ source, output: part, plan, capabilities }), {
+        signal: ctx.signal,
+        onStdout: (chunk) => {
+          const p = progress.push(chunk);
+          ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
+        },
+      });
+      renameSync(part, final);
+      const size = statSync(final).size;
+      const now = isoNow(this.deps.clock);
+      await repo.finish(key, 'ready', { size_bytes: size, now });
+      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
+      ctx.progress(1000, 1000);
+      await this.evict(key);
+      return { key, size_bytes: size };
+    } catch (err) {
+      rmSync(part, { force: true });
+      const now = isoNow(this.deps.clock);
+      if (ctx.signal.aborted) {
+        const shutdown = !(
+          ctx.signal.reason instanceof Error && ctx.signal.reason.name === 'JobCancelledError'
+        );
+        await repo.finish(key, shutdown ? 'failed' : 'cancelled', {
+          now,
+          error: shutdown ? 'interrupted: the server stopped during the build' : null,
+        });
+      } else {
+        await repo.finish(key, 'failed', { now, error: err instanceof Error ? err.message : String(err) });
+      }
+      throw err;
+    }
+  }
+
+  private async recover(job: JobRow): Promise<void> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const row = await repo.getByJob(job.id);
+    if (row === undefined) return;
+    rmSync(this.partPath(row.artifact_key), { force: true });
+    await repo.finish(row.artifact_key, 'failed', {
+      now: isoNow(this.deps.clock),
+      error: 'interrupted: the server stopped during the build',
+    });
+  }
+
+  /** Removes the least recently streamed artifacts until the cache fits its bound (never `keep`). */
+  private async evict(keep: string): Promise<void> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const rows = await repo.readyByAge();
+    let total = rows.reduce((sum, r) => sum + Number(r.size_bytes), 0);
+    for (const row of rows) {
+      if (total <= this.deps.cacheBytes) break;
+      if (row.artifact_key === keep) continue;
+      rmSync(row.path, { force: true });
+      await repo.delete(row.artifact_key);
+      this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
+      total -= Number(row.size_bytes);
+    }
+  }
+}
+
+function existsFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

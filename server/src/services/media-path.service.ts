@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+import type { FileSystemAdapter } from '../adapters/file-system.ts';
+import { AppError } from '../errors.ts';
+import { isWithin } from './library-root.service.ts';
+
+/**
+ * The one gate between a database path and the filesystem: a media file is opened only when its
+ * real path (symlinks resolved) lies inside the real path of its library root.
+ */
+export class MediaPathService {
+  constructor(private readonly fs: FileSystemAdapter) {}
+
+  async resolveInsideRoot(rootPath: string, relativePath: string): Promise<string> {
+    const [realRoot, realFile] = await Promise.all([
+      this.fs.realpath(rootPath),
+      this.fs.realpath(join(rootPath, relativePath)),
+    ]);
+    if (realRoot === null || realFile === null) {
+      throw new AppError('file_missing', {
+        status: 404,
+        message: 'The media file is not at its recorded path.',
+        hint: 'Rescan the library root.',
+      });
+    }
+    if (!isWithin(realRoot, realFile)) {
+      throw new AppError('forbidden', {
+        status: 403,
+        message: 'The media file resolves outside its library root and is not served.',
+      });
+    }
+    return realFile;
+  }
+}

@@ -1,0 +1,122 @@
+import { extname } from 'node:path';
+import type { FileSystemAdapter } from '../adapters/file-system.ts';
+import { contentTypeFor, strongEtag } from '../domain/http-range.ts';
+import { AppError } from '../errors.ts';
+import type { ArtifactService } from './artifact.service.ts';
+import type { DeviceProfileService } from './device-profile.service.ts';
+import type { PlaybackEditionPresenter } from './edition-presenter.ts';
+import type { MediaPathService } from './media-path.service.ts';
+import type { PlaybackTokenService } from './playback-token.service.ts';
+
+export type StreamTarget =
+  | {
+      kind: 'file';
+      path: string;
+      sizeBytes: number;
+      lastModified: Date;
+      etag: string;
+      contentType: string;
+      artifactKey: string | null;
+    }
+  | { kind: 'growing'; path: string; jobId: number; contentType: string; artifactKey: string };
+
+const TOKEN_MESSAGES = {
+  missing: 'A playback token is required.',
+  malformed: 'The playback token is malformed.',
+  forged: 'The playback token is not valid for this file and device.',
+  expired: 'The playback token has expired.',
+} as const;
+
+/** Decides what GET /stream/media_file/{id} serves: the file, a finished artifact, or a growing one. */
+export class StreamService {
+  constructor(
+    private readonly tokens: PlaybackTokenService,
+    private readonly devices: DeviceProfileService,
+    private readonly editions: PlaybackEditionPresenter,
+    private readonly artifacts: ArtifactService,
+    private readonly paths: MediaPathService,
+    private readonly fs: FileSystemAdapter,
+  ) {}
+
+  /** Checks the playback token (or an admin bearer) before anything else is looked up. */
+  authorize(fileId: number, device: string, token: string | undefined, adminBearer: boolean): void {
+    if (adminBearer) return;
+    const reason = token === undefined || token === '' ? 'missing' : null;
+    const check = reason === null && token !== undefined ? this.tokens.verify(token, fileId, device) : null;
+    if (check?.ok === true) return;
+    const why = reason ?? (check !== null && !check.ok ? check.reason : 'missing');
+    throw new AppError('unauthorized', {
+      message: TOKEN_MESSAGES[why],
+      hint: 'Use the stream_url of the edition from GET /library (it carries a fresh token).',
+    });
+  }
+
+  async target(fileId: number, device: string): Promise<StreamTarget> {
+    const profile = this.devices.resolve(device);
+    const needs = await this.artifacts.needs(fileId, profile.id);
+    const { file, decision } = needs;
+    if (file.status === 'missing') {
+      throw new AppError('file_missing', {
+        status: 404,
+        message: 'The media file is missing from its library root.',
+        hint: 'Rescan the library root.',
+      });
+    }
+    if (decision.prediction === 'direct') {
+      const path = await this.paths.resolveInsideRoot(file.root_path, file.relative_path);
+      const stat = await this.fs.stat(path);
+      if (stat === null)
+        throw new AppError('file_missing', { status: 404, message: 'The media file is missing.' });
+      const container = this.editions.capabilitiesOf(file)?.container ?? extname(path).slice(1);
+      return {
+        kind: 'file',
+        path,
+        sizeBytes: stat.sizeBytes,
+        lastModified: new Date(stat.mtimeMs),
+        etag: strongEtag(['f', file.id, stat.sizeBytes, stat.mtimeMs, file.fingerprint ?? '']),
+        contentType: contentTypeFor(container),
+        artifactKey: null,
+      };
+    }
+    if (!decision.isPlayable) throw this.artifacts.incompatible(needs);
+    const state = await this.artifacts.start(fileId, profile.id);
+    if (state.status === 'ready') {
+      const stat = await this.fs.stat(state.artifact.path);
+      if (stat !== null) {
+        await this.artifacts.touch(state.artifact.artifact_key);
+        return {
+          kind: 'file',
+          path: state.artifact.path,
+          sizeBytes: stat.sizeBytes,
+          lastModified: new Date(stat.mtimeMs),
+          etag: strongEtag(['a', state.artifact.artifact_key, stat.sizeBytes, stat.mtimeMs]),
+          contentType: 'video/mp4',
+          artifactKey: state.artifact.artifact_key,
+        };
+      }
+    }
+    if (state.status === 'building') {
+      return {
+        kind: 'growing',
+        path: this.artifacts.partPath(state.artifact.artifact_key),
+        jobId: state.jobId,
+        contentType: 'video/mp4',
+        artifactKey: state.artifact.artifact_key,
+      };
+    }
+    throw new AppError('artifact_unavailable', {
+      status: 503,
+      message: state.status === 'not_ready' ? state.reason : 'The playback file could not be prepared.',
+      headers: { 'retry-after': '5' },
+    });
+  }
+
+  isBuilding(jobId: number): boolean {
+    return this.artifacts.isBuilding(jobId);
+  }
+
+  /** Where a finished artifact lives (a growing one is renamed there when done). */
+  finalPath(key: string): string {
+    return this.artifacts.finalPath(key);
+  }
+}
