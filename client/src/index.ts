@@ -2,15 +2,22 @@
 // contract hash with every request and refuses any response whose hash differs (spec §9).
 import {
   type ApiError,
+  type CollectionView,
   CONTRACT_HASH,
   CONTRACT_VERSION,
   type ContractBundle,
   type CreateMovieInput,
   type HealthResponse,
+  type LibraryEdition,
   type LibraryResponse,
+  type LibraryRootView,
   type MovieDetail,
   type MovieList,
   type PatchMovieInput,
+  type PrewarmResponse,
+  type ScanReport,
+  type WatchState,
+  type WatchStateInput,
 } from '@reelshelf/contract';
 
 /** The server speaks another contract than this client was built with. */
@@ -166,5 +173,67 @@ export class ReelshelfClient {
 
   deleteMovie(id: number): Promise<void> {
     return this.request('DELETE', `/api/movies/${id}`);
+  }
+
+  devices(): Promise<{ items: { id: string; name: string }[]; problems: string[] }> {
+    return this.request('GET', '/api/devices');
+  }
+
+  listLibraryRoots(): Promise<{ items: LibraryRootView[] }> {
+    return this.request('GET', '/api/library-roots');
+  }
+
+  createLibraryRoot(input: { path: string; name?: string; collection?: string }): Promise<LibraryRootView> {
+    return this.request('POST', '/api/library-roots', { body: input });
+  }
+
+  getLibraryRoot(id: number): Promise<LibraryRootView> {
+    return this.request('GET', `/api/library-roots/${id}`);
+  }
+
+  deleteLibraryRoot(id: number): Promise<void> {
+    return this.request('DELETE', `/api/library-roots/${id}`);
+  }
+
+  collections(): Promise<{ items: CollectionView[] }> {
+    return this.request('GET', '/api/collections');
+  }
+
+  /** Starts a scan (or joins the running one); `wait` returns the final report. */
+  startScan(rootId: number): Promise<{ scan_id: number }> {
+    return this.request('POST', `/api/library-roots/${rootId}/scan`);
+  }
+
+  scanAndWait(rootId: number): Promise<ScanReport> {
+    return this.request('POST', `/api/library-roots/${rootId}/scan`, { query: { wait: true } });
+  }
+
+  getScan(id: number): Promise<ScanReport> {
+    return this.request('GET', `/api/scans/${id}`);
+  }
+
+  cancelScan(id: number): Promise<ScanReport> {
+    return this.request('DELETE', `/api/scans/${id}`);
+  }
+
+  saveProgress(mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
+    return this.request('PUT', `/api/media-file/${mediaFileId}/progress`, { body: input });
+  }
+
+  prewarm(mediaFileId: number): Promise<PrewarmResponse> {
+    return this.request('POST', `/api/media-file/${mediaFileId}/prewarm-tv`);
+  }
+
+  prewarmStatus(mediaFileId: number): Promise<PrewarmResponse> {
+    return this.request('GET', `/api/media-file/${mediaFileId}/prewarm-tv`);
+  }
+
+  cancelPrewarm(mediaFileId: number): Promise<PrewarmResponse> {
+    return this.request('DELETE', `/api/media-file/${mediaFileId}/prewarm-tv`);
+  }
+
+  /** The absolute, token-carrying URL a player opens for an edition. */
+  streamUrl(edition: Pick<LibraryEdition, 'stream_url'>): string {
+    return this.resolve(edition.stream_url);
   }
 }

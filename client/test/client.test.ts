@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONTRACT_HASH } from '@reelshelf/contract';
+import { makeFixture } from '../../server/test/helpers/media.ts';
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
 import { ContractMismatchError, ReelshelfApiError, ReelshelfClient } from '../src/index.ts';
 
@@ -73,6 +77,50 @@ describe('ReelshelfClient against a live server', () => {
     };
     const c = new ReelshelfClient({ baseUrl: t.url, token: t.token, fetch: forging });
     await assert.rejects(c.health(), ContractMismatchError);
+  });
+
+  it('roots, scans, progress, prewarm and streams', async () => {
+    const media = mkdtempSync(join(tmpdir(), 'reelshelf-client-media-'));
+    try {
+      await makeFixture('h264_aac.mp4', join(media, 'Heat (1995)', 'Heat (1995).mp4'));
+      const root = await client.createLibraryRoot({ path: media, collection: 'Films' });
+      assert.equal((await client.listLibraryRoots()).items.length, 1);
+      assert.equal((await client.getLibraryRoot(root.id)).collection, 'Films');
+      assert.deepEqual(
+        (await client.collections()).items.map((c) => c.name),
+        ['Films'],
+      );
+      const report = await client.scanAndWait(root.id);
+      assert.equal(report.status, 'committed');
+      assert.equal(report.counts.new, 1);
+      const again = await client.startScan(root.id);
+      const final = await (async () => {
+        for (;;) {
+          const r = await client.getScan(again.scan_id);
+          if (r.status !== 'running') return r;
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      })();
+      assert.equal(final.counts.unchanged, 1);
+      const lib = await client.library('tv');
+      const edition = lib.items.find((i) => i.title === 'Heat')?.editions[0];
+      assert.ok(edition);
+      const saved = await client.saveProgress(edition.media_file_id, {
+        position_seconds: 12,
+        watched: false,
+      });
+      assert.equal(saved.position_seconds, 12);
+      assert.equal((await client.prewarmStatus(edition.media_file_id)).status, 'not_needed');
+      assert.equal((await client.prewarm(edition.media_file_id)).status, 'not_needed');
+      assert.equal((await client.cancelPrewarm(edition.media_file_id)).status, 'not_building');
+      const head = await fetch(client.streamUrl(edition), { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.ok((await client.devices()).items.some((d) => d.id === 'tv'));
+      await client.deleteLibraryRoot(root.id);
+      assert.equal((await client.listLibraryRoots()).items.length, 0);
+    } finally {
+      rmSync(media, { recursive: true, force: true });
+    }
   });
 
   it('resolves relative stream URLs', () => {

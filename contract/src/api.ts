@@ -88,3 +88,57 @@ export interface HealthResponse {
   transcode_available: boolean;
   warnings: string[];
 }
+
+/** A folder the scanner walks (GET/POST /api/library-roots). */
+export interface LibraryRootView {
+  id: number;
+  path: string;
+  name: string;
+  collection: string | null;
+  file_count: number;
+  created_at: string;
+  last_scan_at: string | null;
+}
+
+/** Counts of one scan (INTERFACE.md "Scan"). */
+export interface ScanCounts {
+  found: number;
+  new: number;
+  changed: number;
+  moved: number;
+  unchanged: number;
+  missing: number;
+  errors: number;
+}
+
+/** GET /api/scans/{id}, and POST …/scan?wait=true. */
+export interface ScanReport {
+  id: number;
+  root_id: number;
+  status: 'running' | 'committed' | 'failed' | 'cancelled';
+  progress: { done: number; total: number };
+  counts: ScanCounts;
+  errors: { path: string; error: string }[];
+  /** Why the scan failed, when it did. */
+  message?: string;
+}
+
+/** PUT /api/media-file/{id}/progress. */
+export interface WatchStateInput {
+  position_seconds: number;
+  watched?: boolean;
+}
+
+export interface WatchState {
+  media_file_id: number;
+  position_seconds: number;
+  watched: boolean;
+  updated_at: string;
+}
+
+/** GET /api/collections. */
+export interface CollectionView {
+  id: number;
+  name: string;
+  root_ids: number[];
+}

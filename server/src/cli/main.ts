@@ -3,7 +3,7 @@ import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createServer, type ReelshelfServer } from '../server.ts';
-import type { ScanReport } from '../services/scan.service.ts';
+import type { ScanReport } from '@reelshelf/contract';
 
 const USAGE = `usage: reelshelf <command> [options]
 

@@ -1,19 +1,10 @@
+import type { CollectionView, LibraryRootView } from '@reelshelf/contract';
 import { basename, isAbsolute, normalize, sep } from 'node:path';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { LibraryRootRepository, type RootWithCollection } from '../repositories/library-root.repository.ts';
-
-export interface LibraryRootView {
-  id: number;
-  path: string;
-  name: string;
-  collection: string | null;
-  file_count: number;
-  created_at: string;
-  last_scan_at: string | null;
-}
 
 function toView(r: RootWithCollection): LibraryRootView {
   return {
@@ -117,7 +108,7 @@ export class LibraryRootService {
     if (!(await new LibraryRootRepository(this.db).delete(id))) throw notFound('library root', id);
   }
 
-  async listCollections() {
+  async listCollections(): Promise<CollectionView[]> {
     return new LibraryRootRepository(this.db).listCollections();
   }
 }

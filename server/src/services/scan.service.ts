@@ -1,3 +1,4 @@
+import type { ScanCounts, ScanReport } from '@reelshelf/contract';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
@@ -27,27 +28,6 @@ import {
   type StagingRow,
 } from '../repositories/scan.repository.ts';
 import type { AnalysisService } from './analysis.service.ts';
-
-export interface ScanCounts {
-  found: number;
-  new: number;
-  changed: number;
-  moved: number;
-  unchanged: number;
-  missing: number;
-  errors: number;
-}
-
-export interface ScanReport {
-  id: number;
-  root_id: number;
-  status: 'running' | 'committed' | 'failed' | 'cancelled';
-  progress: { done: number; total: number };
-  counts: ScanCounts;
-  errors: { path: string; error: string }[];
-  /** Why the scan failed, when it did. */
-  message?: string;
-}
 
 interface ScanPayload {
   rootId: number;

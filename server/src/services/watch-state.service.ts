@@ -1,18 +1,7 @@
+import type { WatchState, WatchStateInput } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../errors.ts';
-
-export interface ProgressInput {
-  position_seconds: number;
-  watched?: boolean;
-}
-
-export interface WatchState {
-  media_file_id: number;
-  position_seconds: number;
-  watched: boolean;
-  updated_at: string;
-}
 
 /**
  * Resume position and watched flag, keyed to the media file id: a scan that sees a move or rename
@@ -24,7 +13,7 @@ export class WatchStateService {
     private readonly clock: Clock,
   ) {}
 
-  async save(mediaFileId: number, input: ProgressInput): Promise<WatchState> {
+  async save(mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
     const file = await this.db
       .selectFrom('media_files')
       .select(['id', 'movie_id'])

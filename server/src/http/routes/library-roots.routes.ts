@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { LibraryRootService } from '../../services/library-root.service.ts';
 import type { ScanService } from '../../services/scan.service.ts';
-import type { ProgressInput, WatchStateService } from '../../services/watch-state.service.ts';
+import type { WatchStateService } from '../../services/watch-state.service.ts';
+import type { WatchStateInput } from '@reelshelf/contract';
 import { idParams } from '../schemas.ts';
 
 const createRootBody = {
@@ -86,7 +87,7 @@ export function registerLibraryRootRoutes(
     },
   );
 
-  app.put<{ Params: { id: number }; Body: ProgressInput }>(
+  app.put<{ Params: { id: number }; Body: WatchStateInput }>(
     '/api/media-file/:id/progress',
     { schema: { params: idParams, body: progressBody } },
     async (request) => watch.save(request.params.id, request.body),
