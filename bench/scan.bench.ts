@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import PQueue from 'p-queue';
 import { loadConfig } from '../server/src/config.ts';
 import { createServer } from '../server/src/server.ts';
+import { ffprobeFloorSeconds } from './ffprobe-floor.ts';
 import { makeMediaTree } from './media-tree.ts';
 
-const run = promisify(execFile);
 const FILES = 2000;
 
 /** First scan and unchanged rescan of 2,000 small distinct files, with the ffprobe-only floor. */
@@ -20,17 +17,7 @@ export async function benchScan(): Promise<void> {
     const files = await makeMediaTree(root, FILES);
     const concurrency = cpus().length;
 
-    const floorStart = performance.now();
-    const queue = new PQueue({ concurrency });
-    for (const f of files) {
-      queue.add(() =>
-        run('ffprobe', ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', f], {
-          maxBuffer: 4 << 20,
-        }),
-      );
-    }
-    await queue.onIdle();
-    const floorSecs = (performance.now() - floorStart) / 1000;
+    const floorSecs = await ffprobeFloorSeconds(files, concurrency);
 
     const rootView = await server.services.roots.create({ path: root });
     const t0 = performance.now();

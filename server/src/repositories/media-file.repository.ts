@@ -27,31 +27,9 @@ export interface AnalysisResult {
   updated_at: string;
 }
 
-/** media_files and library_roots rows; one query per method. */
+/** media_files rows; one query per method. */
 export class MediaFileRepository {
   constructor(private readonly db: Db) {}
-
-  async insertRoot(row: {
-    path: string;
-    name: string;
-    collection_id: number | null;
-    created_at: string;
-  }): Promise<number> {
-    const res = await this.db
-      .insertInto('library_roots')
-      .values(row)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return res.id;
-  }
-
-  async getRoot(id: number): Promise<LibraryRootRow | undefined> {
-    return this.db.selectFrom('library_roots').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
-  async listRoots(): Promise<LibraryRootRow[]> {
-    return this.db.selectFrom('library_roots').selectAll().orderBy('id').execute();
-  }
 
   async insert(row: NewMediaFile): Promise<number> {
     const res = await this.db.insertInto('media_files').values(row).returning('id').executeTakeFirstOrThrow();

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Db } from '../../src/db/database.ts';
+import { LibraryRootRepository } from '../../src/repositories/library-root.repository.ts';
 import { MediaFileRepository } from '../../src/repositories/media-file.repository.ts';
 import { MovieRepository } from '../../src/repositories/movie.repository.ts';
 import { normalizeTitle, sortTitle } from '../../src/domain/titles.ts';
@@ -17,7 +18,7 @@ export async function registerFiles(
   const now = new Date().toISOString();
   const media = new MediaFileRepository(db);
   const movies = new MovieRepository(db);
-  const rootId = await media.insertRoot({
+  const rootId = await new LibraryRootRepository(db).insert({
     path: rootPath,
     name: 'Test root',
     collection_id: null,
