@@ -70,6 +70,15 @@ export interface MovieDetail extends MovieSummary {
     analysis_status: string;
     edition_label: string | null;
   }[];
+  tagline: string | null;
+  genres: string[];
+  collection: string | null;
+  /** Ratings per source (Internet Movie Database, Rotten Tomatoes, Metacritic) with when they were fetched. */
+  ratings: { source: string; value: string; fetched_at: string }[];
+  cast: { name: string; character: string | null }[];
+  directors: string[];
+  studios: string[];
+  enriched_at: string | null;
 }
 
 /** GET /api/movies. */

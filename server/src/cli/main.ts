@@ -8,7 +8,10 @@ import type { ScanReport } from '@reelshelf/contract';
 const USAGE = `usage: reelshelf <command> [options]
 
 commands:
-  scan <path>     add <path> as a library root if needed, scan it, print a summary
+  scan <path>                              add <path> as a library root if needed, scan it, print a summary
+  barcode <code> [--binder A] [--slot 12]  look a disc up and add it (movie, edition, copy in a binder slot)
+  barcode - [--binder A]                   loop: read codes from stdin, one per line (a handheld scanner types
+                                           digits and Enter); each goes into the next free slot
 
 The CLI works on the same data dir as the server (REELSHELF_DATA_DIR, default ./data).`;
 
@@ -57,6 +60,63 @@ async function scan(server: ReelshelfServer, path: string): Promise<number> {
   return report.status === 'committed' ? 0 : 1;
 }
 
+/** Reads `--name value` options; returns the options and the remaining words. */
+function options(args: string[]): { words: string[]; opts: Record<string, string> } {
+  const words: string[] = [];
+  const opts: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split('=', 2);
+      opts[name ?? ''] = inline ?? args[++i] ?? '';
+    } else words.push(arg);
+  }
+  return { words, opts };
+}
+
+async function addDisc(
+  server: ReelshelfServer,
+  code: string,
+  binder?: string,
+  slot?: string,
+): Promise<boolean> {
+  try {
+    const created = await server.services.barcodes.create(code, {
+      ...(binder === undefined ? {} : { binder }),
+      ...(slot === undefined ? {} : { slot }),
+    });
+    const edition = created.movie.editions.find((e) => e.id === created.edition_id);
+    process.stdout.write(
+      `✓ ${created.movie.title}${created.movie.year === null ? '' : ` (${created.movie.year})`} · ${edition?.format ?? 'disc'}` +
+        `${edition?.label ? ` · ${edition.label}` : ''} → binder ${created.physical_copy.binder} · slot ${created.physical_copy.slot}\n`,
+    );
+    for (const w of created.warnings) process.stdout.write(`  ! ${w}\n`);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError) {
+      process.stdout.write(`✗ ${code}: ${err.message}${err.hint === undefined ? '' : ` (${err.hint})`}\n`);
+      return false;
+    }
+    throw err;
+  }
+}
+
+async function barcode(server: ReelshelfServer, args: string[]): Promise<number> {
+  const { words, opts } = options(args);
+  const code = words[0];
+  if (code === undefined) fail('barcode needs a code, or - to read codes from stdin', 2);
+  if (code !== '-') return (await addDisc(server, code, opts.binder, opts.slot)) ? 0 : 1;
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  let failures = 0;
+  for await (const line of lines) {
+    const next = line.trim();
+    if (next === '') continue;
+    if (!(await addDisc(server, next, opts.binder))) failures++;
+  }
+  return failures === 0 ? 0 : 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === '--help' || command === '-h') {
@@ -78,6 +138,8 @@ async function main(argv: string[]): Promise<number> {
         if (path === undefined) fail('scan needs a folder: reelshelf scan <path>', 2);
         return await scan(server, path);
       }
+      case 'barcode':
+        return await barcode(server, args);
       default:
         fail(`unknown command "${command}"\n${USAGE}`, 2);
     }

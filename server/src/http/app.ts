@@ -6,7 +6,11 @@ import type { Services } from '../services/index.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
+import { registerSession, SessionManager } from './plugins/session.ts';
+import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
+import { registerArtworkRoutes } from './routes/artwork.routes.ts';
+import { registerBarcodeRoutes } from './routes/barcode.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
@@ -85,16 +89,27 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   // JSON is the API's only body type unless a route registers its own (CSV import does).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
-  registerAuth(app, { apiToken: options.apiToken });
+  // Browsers sign in once (session cookie + CSRF token); API clients send the bearer token.
+  const sessions = new SessionManager(options.apiToken);
+  registerAuth(app, {
+    apiToken: options.apiToken,
+    hasSession: (request) => sessions.authenticate(request),
+    isPage: isPageRequest,
+  });
+  registerSession(app, sessions);
+  const pages = new Pages(services, sessions, options.apiToken);
   registerContractHeaders(app);
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
     registerSystemRoutes(api, services.status);
     registerMovieRoutes(api, services.movies);
-    registerLibraryRoutes(api, services.library, services.devices);
+    registerLibraryRoutes(api, services.library, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
     registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
+    pages.register(api);
+    registerArtworkRoutes(api, services.artwork);
+    registerBarcodeRoutes(api, services.barcodes);
   });
   return app;
 }

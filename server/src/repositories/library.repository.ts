@@ -104,6 +104,10 @@ export class LibraryRepository {
       ]);
   }
 
+  async artwork() {
+    return this.db.selectFrom('movie_artwork_state').selectAll().execute();
+  }
+
   /** Cast (in billing order) and directors, the names /library exposes for search. */
   async creditNames(): Promise<CreditNameRow[]> {
     return this.db

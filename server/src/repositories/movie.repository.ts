@@ -182,6 +182,37 @@ export class MovieRepository {
       .execute();
   }
 
+  async ratingsOf(movieId: number) {
+    return this.db
+      .selectFrom('movie_ratings')
+      .select(['source', 'value', 'fetched_at'])
+      .where('movie_id', '=', movieId)
+      .orderBy('source')
+      .execute();
+  }
+
+  async creditsOf(movieId: number) {
+    return this.db
+      .selectFrom('person_movie as pm')
+      .innerJoin('persons as p', 'p.id', 'pm.person_id')
+      .select(['p.name', 'pm.role', 'pm.character', 'pm.job'])
+      .where('pm.movie_id', '=', movieId)
+      .orderBy('pm.role')
+      .orderBy('pm.sort_order')
+      .execute();
+  }
+
+  async studiosOf(movieId: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('movie_studio as ms')
+      .innerJoin('studios as s', 's.id', 'ms.studio_id')
+      .select('s.name')
+      .where('ms.movie_id', '=', movieId)
+      .orderBy('s.name')
+      .execute();
+    return rows.map((r) => r.name);
+  }
+
   async mediaFilesOf(movieId: number): Promise<MediaFileSummaryRow[]> {
     return this.db
       .selectFrom('media_files')

@@ -3,14 +3,21 @@ import type { Clock } from '../adapters/clock.ts';
 import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
+import { ImageDownloader } from '../adapters/image-downloader.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
+import { createProviders } from '../providers/index.ts';
+import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
 import { AnalysisService } from './analysis.service.ts';
 import { ArtifactService } from './artifact.service.ts';
 import { ReadyArtifactIndex } from './artifact-index.ts';
+import { ArtworkService } from './artwork.service.ts';
+import { BarcodeService } from './barcode.service.ts';
+import { EnrichmentService } from './enrichment.service.ts';
+import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
 import { LibraryService } from './library.service.ts';
@@ -38,6 +45,9 @@ export interface Services {
   watch: WatchStateService;
   artifacts: ArtifactService;
   streams: StreamService;
+  artwork: ArtworkService;
+  enrichment: EnrichmentService;
+  barcodes: BarcodeService;
 }
 
 export interface ServiceDeps {
@@ -69,6 +79,33 @@ export function buildServices(deps: ServiceDeps): Services {
   const fs = new FileSystemAdapter();
   const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
   const jobs = new JobRunner(deps.db, deps.clock);
+  const providers = createProviders(deps.config, {
+    cache: new ProviderCacheRepository(deps.db),
+    clock: deps.clock,
+  });
+  const artwork = new ArtworkService(
+    deps.db,
+    jobs,
+    new ImageDownloader(),
+    deps.clock,
+    join(deps.config.dataDir, 'artwork'),
+    deps.config.tmdbImageBaseUrl,
+  );
+  const enrichment = new EnrichmentService(
+    deps.db,
+    jobs,
+    deps.clock,
+    providers.tmdb === null ? null : tmdbPort(providers.tmdb),
+    providers.omdb === null ? null : omdbPort(providers.omdb),
+  );
+  /** New movies (from scans and imports) are enriched, then their artwork is fetched, in the background. */
+  const enrichInBackground = (movieIds: number[]) => {
+    void (async () => {
+      const jobId = await enrichment.queue(movieIds);
+      if (jobId !== null) await jobs.wait(jobId);
+      await artwork.start(movieIds);
+    })().catch(() => undefined);
+  };
   const scans = new ScanService({
     db: deps.db,
     jobs,
@@ -77,7 +114,23 @@ export function buildServices(deps: ServiceDeps): Services {
     clock: deps.clock,
     fingerprint: fileFingerprint,
     text: fs,
+    onMoviesCreated: enrichInBackground,
   });
+  const movies = new MovieService(deps.db, deps.clock);
+  const barcodes = new BarcodeService(
+    deps.db,
+    deps.clock,
+    movies,
+    upcPort(providers.upc),
+    providers.tmdb === null ? null : tmdbPort(providers.tmdb),
+    async (movieId) => {
+      // The scanned disc's movie is enriched at once (the person is looking at it), artwork after.
+      const batch = { ratingsStopped: false, warnings: [] as string[] };
+      if (enrichment.enabled) await enrichment.enrich(movieId, batch);
+      await artwork.start([movieId]);
+      return batch.warnings;
+    },
+  );
   const paths = new MediaPathService(fs);
   const artifacts = new ArtifactService({
     db: deps.db,
@@ -95,7 +148,7 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   return {
     status,
-    movies: new MovieService(deps.db, deps.clock),
+    movies,
     library: new LibraryService(deps.db, editions, status),
     devices,
     tokens,
@@ -107,5 +160,8 @@ export function buildServices(deps: ServiceDeps): Services {
     watch: new WatchStateService(deps.db, deps.clock),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, fs),
+    artwork,
+    enrichment,
+    barcodes,
   };
 }

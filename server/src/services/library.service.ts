@@ -13,6 +13,7 @@ import {
   type LibraryFileRow,
   LibraryRepository,
 } from '../repositories/library.repository.ts';
+import { ArtworkService } from './artwork.service.ts';
 import type { SystemStatusService } from './system-status.service.ts';
 
 /** One edition as a device sees it, plus what ranks it against its siblings. */
@@ -38,12 +39,14 @@ export class LibraryService {
 
   async getLibrary(device: string): Promise<LibraryResponse> {
     const repo = new LibraryRepository(this.db);
-    const [movies, copies, files, credits] = await Promise.all([
+    const [movies, copies, files, credits, artwork] = await Promise.all([
       repo.movies(),
       repo.copies(),
       repo.files(),
       repo.creditNames(),
+      repo.artwork(),
     ]);
+    const artworkByMovie = new Map(artwork.map((a) => [a.movie_id, a]));
     const copiesByMovie = groupBy(copies, (c) => c.movie_id);
     const filesByMovie = groupBy(files, (f) => f.movie_id);
     const creditsByMovie = groupBy(credits, (c) => c.movie_id);
@@ -66,6 +69,8 @@ export class LibraryService {
       item.overview = movie.overview;
       item.has_digital_store_a = movie.has_digital_store_a === 1;
       item.has_digital_store_b = movie.has_digital_store_b === 1;
+      item.poster_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'poster');
+      item.backdrop_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'backdrop');
       items.push(item);
       badges.push(item.badge);
     }

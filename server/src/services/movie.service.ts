@@ -97,12 +97,25 @@ export class MovieService {
     const repo = new MovieRepository(this.db);
     const row = await repo.getById(id);
     if (row === undefined) throw notFound('movie', id);
-    const [editions, copies, files] = await Promise.all([
+    const [editions, copies, files, ratings, credits, studios] = await Promise.all([
       repo.editionsOf(id),
       repo.copiesOf(id),
       repo.mediaFilesOf(id),
+      repo.ratingsOf(id),
+      repo.creditsOf(id),
+      repo.studiosOf(id),
     ]);
-    return toDetail(row, editions, copies, files);
+    return {
+      ...toDetail(row, editions, copies, files),
+      tagline: row.tagline,
+      genres: parseGenres(row.genres_json),
+      collection: row.tmdb_collection_name,
+      ratings,
+      cast: credits.filter((c) => c.role === 'cast').map((c) => ({ name: c.name, character: c.character })),
+      directors: credits.filter((c) => c.job === 'Director').map((c) => c.name),
+      studios,
+      enriched_at: row.enriched_at,
+    };
   }
 
   async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
@@ -155,6 +168,16 @@ export class MovieService {
   }
 }
 
+function parseGenres(json: string | null): string[] {
+  if (json === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? parsed.filter((g): g is string => typeof g === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 function toSummary(row: MovieRow): MovieSummary {
   return {
     id: row.id,
@@ -170,12 +193,17 @@ function toSummary(row: MovieRow): MovieSummary {
   };
 }
 
+type BaseDetail = Omit<
+  MovieDetail,
+  'tagline' | 'genres' | 'collection' | 'ratings' | 'cast' | 'directors' | 'studios' | 'enriched_at'
+>;
+
 function toDetail(
   row: MovieRow,
   editions: EditionRow[],
   copies: CopyDetailRow[],
   files: MediaFileSummaryRow[],
-): MovieDetail {
+): BaseDetail {
   return {
     ...toSummary(row),
     original_title: row.original_title,

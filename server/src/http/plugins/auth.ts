@@ -35,16 +35,26 @@ export interface AuthOptions {
   apiToken: string;
   /** Reads the signed-in session (pages); returns true when the request carries a valid one. */
   hasSession?: (request: FastifyRequest) => boolean;
+  /** True for a page a person opens: without auth it redirects (303) to the sign-in page, not a 401. */
+  isPage?: (request: FastifyRequest) => boolean;
+}
+
+/** Where an unauthenticated page request is sent; `next` brings the person back after sign-in. */
+export function signInLocation(url: string): string {
+  return url === '/' || url === '' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`;
 }
 
 /** Every route needs the admin bearer token (or a session) unless it is public. */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isPublicRoute(request.method, path)) return;
     const token = bearerToken(request);
     if (token !== null && secretsEqual(token, options.apiToken)) return;
     if (options.hasSession?.(request) === true) return;
+    if (options.isPage?.(request) === true) {
+      return reply.redirect(signInLocation(request.method === 'GET' ? request.url : '/library'), 303);
+    }
     throw new AppError('unauthorized', {
       message: token === null ? 'Authentication is required.' : 'The token is not valid.',
       hint: 'Send Authorization: Bearer <token>; the token is in the data dir file api-token.',

@@ -1,0 +1,111 @@
+import type { PhysicalCopyInfo } from '@reelshelf/contract';
+import { type Html, html, raw } from './html.ts';
+
+/** The navigation of every signed-in page. Another page (e.g. Import) adds its entry here. */
+export const NAV_LINKS: readonly { href: string; label: string; id: string }[] = [
+  { href: '/library', label: 'Library', id: 'library' },
+  { href: '/scan', label: 'Scan folders', id: 'scan' },
+  // Import page slot: { href: '/import', label: 'Import', id: 'import' },
+];
+
+export interface LayoutOptions {
+  title: string;
+  /** The session's CSRF token; null on the sign-in page (no navigation, no sign-out). */
+  csrf: string | null;
+  /** Which NAV_LINKS entry is the current page. */
+  current?: string;
+  body: Html;
+  /** Asset names (under /assets/) loaded as module scripts. */
+  scripts?: string[];
+  /** Extra elements for <head> (e.g. a <noscript> refresh). */
+  head?: Html;
+  assetUrl: (name: string) => string;
+}
+
+/** The HTML document around every page: language, viewport, CSRF meta tag, navigation. */
+export function layout(options: LayoutOptions): string {
+  const { csrf } = options;
+  const nav =
+    csrf === null
+      ? null
+      : html`<header class="site-header">
+          <a class="brand" href="/library">reelshelf</a>
+          <nav aria-label="Main">
+            <ul>
+              ${NAV_LINKS.map(
+                (l) =>
+                  html`<li>
+                    <a href="${l.href}" ${l.id === options.current ? raw('aria-current="page"') : null}
+                      >${l.label}</a
+                    >
+                  </li>`,
+              )}
+            </ul>
+          </nav>
+          <form class="sign-out" method="post" action="/sign-out">
+            <input type="hidden" name="_csrf" value="${csrf}" />
+            <button type="submit" class="button-secondary">Sign out</button>
+          </form>
+        </header>`;
+  const doc = html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="dark" />
+        ${csrf === null ? null : html`<meta name="csrf-token" content="${csrf}" />`}
+        <title>${options.title} · reelshelf</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href="${options.assetUrl('app.css')}" />
+        ${(options.scripts ?? []).map(
+          (s) => html`<script type="module" src="${options.assetUrl(s)}"></script>`,
+        )}
+        ${options.head ?? null}
+      </head>
+      <body>
+        <a class="skip-link" href="#main">Skip to content</a>
+        ${nav}
+        <main id="main" tabindex="-1">${options.body}</main>
+      </body>
+    </html>`;
+  return doc.value;
+}
+
+const BADGE_LABELS: Record<string, string> = {
+  playable: 'Playable',
+  on_disc: 'On disc',
+  not_analyzed: 'Not analyzed',
+  analysis_failed: 'Analysis failed',
+  integrity_flagged: 'Check file',
+  not_supported: 'Not supported',
+  missing: 'Missing',
+};
+
+/** The word a badge shows (it always carries a word, never colour alone). */
+export function badgeLabel(badge: string): string {
+  return BADGE_LABELS[badge] ?? 'Unknown';
+}
+
+/** A badge as colour and word. */
+export function badge(value: string): Html {
+  const known = value in BADGE_LABELS ? value : 'unknown';
+  return html`<span class="badge badge-${known}">${badgeLabel(value)}</span>`;
+}
+
+/** "Binder A · slot 12 · Blu-ray" (empty parts left out). */
+export function copyLocation(copy: PhysicalCopyInfo): string {
+  const parts = [
+    copy.binder,
+    copy.slot === '' ? '' : `slot ${copy.slot}`,
+    copy.format === null || copy.format === undefined ? '' : copy.format,
+  ];
+  return parts.filter((p) => p !== '').join(' · ') || 'Location not recorded';
+}
+
+/** "1 h 52 min" / "48 min". */
+export function formatRuntime(minutes: number | null | undefined): string | null {
+  if (minutes === null || minutes === undefined || minutes <= 0) return null;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
+}

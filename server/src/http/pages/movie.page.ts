@@ -1,0 +1,177 @@
+import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
+import { type Html, html, safeUrl } from './html.ts';
+import { badge, copyLocation, formatRuntime } from './layout.ts';
+import type { DeviceChoice } from './library.page.ts';
+
+/** Devices whose editions this browser itself plays in a <video> element. */
+export const BROWSER_DEVICES = new Set(['web', 'safari']);
+
+export interface MoviePageData {
+  movie: MovieDetail;
+  /** The movie as GET /library shows it for `device` (editions, badge, names); null if absent. */
+  item: LibraryMovieItem | null;
+  device: string;
+  devices: DeviceChoice[];
+}
+
+function audioTrack(track: AudioTrackInfo): Html {
+  const parts = [
+    track.codec.toUpperCase(),
+    track.channels === 1 ? 'mono' : track.channels === 2 ? 'stereo' : `${track.channels} channels`,
+    track.language ?? null,
+    track.title ?? null,
+  ].filter((p): p is string => p !== null && p !== '');
+  return html`<li>${parts.join(' · ')}</li>`;
+}
+
+function player(edition: LibraryEdition, device: string, title: string): Html {
+  if (!BROWSER_DEVICES.has(device)) {
+    return html`<p class="note">Choose “Chrome/Firefox” or “Safari” above to play it in this browser.</p>`;
+  }
+  const src = safeUrl(edition.stream_url);
+  if (!edition.is_playable || src === null) {
+    return html`<p class="note">This browser cannot play this edition.</p>`;
+  }
+  const subtitles = safeUrl(edition.subtitle_url);
+  // A file that needs converting is built on its first request: only direct files preload.
+  const preload = edition.playback_prediction === 'direct' ? 'metadata' : 'none';
+  return html`<video
+    class="player"
+    controls
+    preload="${preload}"
+    src="${src}"
+    aria-label="${title} (${edition.display_label})"
+    data-media-file-id="${edition.media_file_id}"
+  >
+    ${subtitles === null ? null : html`<track kind="subtitles" src="${subtitles}" label="Subtitles" />`}
+    <p>This browser does not play HTML5 video.</p>
+  </video>`;
+}
+
+function prewarm(edition: LibraryEdition): Html {
+  const id = edition.media_file_id;
+  return html`<div class="prewarm" data-prewarm-file-id="${id}" data-state="unknown">
+    <div class="prewarm-actions">
+      <button type="button" data-prewarm-action="start">Prepare for TV</button>
+      ${
+        edition.has_adaptive_fallback
+          ? html`<button type="button" data-prewarm-action="audio">Create compatible audio</button>`
+          : null
+      }
+      <button type="button" class="button-secondary" data-prewarm-action="cancel" hidden>Cancel</button>
+    </div>
+    <progress class="prewarm-progress" max="100" hidden aria-label="Preparing for the TV"></progress>
+    <p class="prewarm-status" role="status" aria-live="polite">
+      <noscript>Preparing for the TV needs JavaScript.</noscript>
+    </p>
+  </div>`;
+}
+
+function definition(term: string, value: string | number | null | undefined): Html | null {
+  if (value === null || value === undefined || value === '') return null;
+  return html`<div>
+    <dt>${term}</dt>
+    <dd>${value}</dd>
+  </div>`;
+}
+
+function edition(e: LibraryEdition, index: number, isDefault: boolean, device: string, title: string): Html {
+  const headingId = `edition-${index}`;
+  return html`<article class="edition" aria-labelledby="${headingId}">
+    <h3 id="${headingId}">${e.display_label}${isDefault ? html` <span class="tag">Default</span>` : null}</h3>
+    <p class="playback playback-${e.playback_status_code}">
+      <strong>${e.playback_status_primary_text}</strong>
+      ${
+        e.playback_status_secondary_text === null || e.playback_status_secondary_text === undefined
+          ? null
+          : html`<span class="secondary">${e.playback_status_secondary_text}</span>`
+      }
+    </p>
+    <dl class="facts">
+      ${definition('Runtime', e.runtime_text)} ${definition('Resolution', e.resolution_label)}
+      ${definition('HDR', e.hdr_display_label)} ${definition('Audio', e.audio_display_label)}
+      ${definition('On disc', e.physical_copy === null || e.physical_copy === undefined ? null : copyLocation(e.physical_copy))}
+      ${e.watched === true ? definition('Watched', 'Yes') : null}
+    </dl>
+    ${
+      (e.audio_tracks ?? []).length === 0
+        ? null
+        : html`<h4>Audio tracks</h4>
+            <ul class="tracks">
+              ${(e.audio_tracks ?? []).map(audioTrack)}
+            </ul>`
+    }
+    ${player(e, device, title)} ${prewarm(e)}
+  </article>`;
+}
+
+/** GET /movie/{id}: artwork, facts, people, every edition with its playback truth and actions. */
+export function moviePage(data: MoviePageData): Html {
+  const { movie, item, device } = data;
+  const title = item?.title ?? movie.title;
+  const poster = safeUrl(item?.poster_url);
+  const backdrop = safeUrl(item?.backdrop_url);
+  const runtime =
+    formatRuntime(movie.runtime_minutes) ?? item?.editions[item.default_edition_index]?.runtime_text ?? null;
+  const facts = [movie.year === null ? null : String(movie.year), runtime].filter((f) => f !== null);
+  const cast = item?.cast_names ?? [];
+  const directors = item?.director_names ?? [];
+  const copies = item?.physical_copies ?? [];
+  const editions = item?.editions ?? [];
+  return html`${
+      backdrop === null ? null : html`<img class="backdrop" src="${backdrop}" alt="" aria-hidden="true" />`
+    }
+    <div class="movie-head">
+      ${
+        poster === null
+          ? html`<div class="poster poster-large poster-placeholder" aria-hidden="true">
+              <span>${title}</span>
+            </div>`
+          : html`<img
+              class="poster poster-large"
+              src="${poster}"
+              alt="Poster: ${title}"
+              width="300"
+              height="450"
+            />`
+      }
+      <div class="movie-info">
+        <p class="back"><a href="/library">← Library</a></p>
+        <h1>${title}</h1>
+        <p class="movie-facts">${facts.join(' · ')} ${item === null ? null : badge(item.badge)}</p>
+        ${movie.overview === null ? null : html`<p class="overview">${movie.overview}</p>`}
+        <dl class="people">
+          ${directors.length === 0 ? null : definition(directors.length > 1 ? 'Directors' : 'Director', directors.join(', '))}
+          ${cast.length === 0 ? null : definition('Cast', cast.join(', '))}
+        </dl>
+        <form method="get" action="/movie/${movie.id}" class="device-form">
+          <label for="device">Playing on</label>
+          <select id="device" name="device">
+            ${data.devices.map(
+              (d) =>
+                html`<option value="${d.id}" ${d.id === device ? html`selected` : null}>${d.name}</option>`,
+            )}
+          </select>
+          <button type="submit">Show</button>
+        </form>
+      </div>
+    </div>
+    <section aria-labelledby="editions-heading">
+      <h2 id="editions-heading">Editions</h2>
+      ${
+        editions.length === 0
+          ? html`<p>No media files yet${copies.length > 0 ? ': this movie is on disc only' : ''}.</p>`
+          : editions.map((e, i) => edition(e, i, i === item?.default_edition_index, device, title))
+      }
+    </section>
+    ${
+      copies.length === 0
+        ? null
+        : html`<section aria-labelledby="copies-heading">
+            <h2 id="copies-heading">Physical copies</h2>
+            <ul class="copies">
+              ${copies.map((c) => html`<li>${copyLocation(c)}</li>`)}
+            </ul>
+          </section>`
+    }`;
+}

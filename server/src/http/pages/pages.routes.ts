@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LibraryMovieItem, MovieDetail, ScanReport } from '@reelshelf/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { Services } from '../../services/index.ts';
+import { secretsEqual } from '../plugins/auth.ts';
+import { cookieHeader, isHttps, parseCookies, type SessionManager } from '../plugins/session.ts';
+import { prefersHtml } from './accept.ts';
+import { type Html, html } from './html.ts';
+import { layout } from './layout.ts';
+import { type DeviceChoice, libraryPage } from './library.page.ts';
+import { buildLibraryView, parseLibraryQuery } from './library-view.ts';
+import { moviePage } from './movie.page.ts';
+import { type ScanPageData, scanPage } from './scan.page.ts';
+import { safeNext, signInPage } from './sign-in.page.ts';
+
+/** What the pages read and do: the same services the API uses. */
+export type PageServices = Pick<Services, 'library' | 'movies' | 'devices' | 'roots' | 'scans'>;
+
+/** The device the pages show playback for, remembered between pages (not a secret). */
+export const DEVICE_COOKIE = 'reelshelf_device';
+const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
+
+/** Pages allow only their own scripts and styles; data can never run as code. */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' https: data:; media-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+const ASSET_TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  version: string;
+}
+
+/** The files of server/src/http/assets, read once (a fixed list: no path ever reaches the disk). */
+function loadAssets(): Map<string, Asset> {
+  const dir = fileURLToPath(new URL('../assets/', import.meta.url));
+  const out = new Map<string, Asset>();
+  for (const name of readdirSync(dir).sort()) {
+    const type = ASSET_TYPES[extname(name)];
+    if (type === undefined) continue;
+    const body = readFileSync(join(dir, name));
+    out.set(name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) });
+  }
+  return out;
+}
+
+/**
+ * True for a request a person makes in a browser: without auth it is sent to the sign-in page
+ * (303) instead of getting a 401 JSON body. `/library` is a page only when HTML is preferred.
+ */
+export function isPageRequest(request: FastifyRequest): boolean {
+  const path = request.url.split('?')[0] ?? '/';
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    if (path === '/' || path === '/scan' || path.startsWith('/movie/')) return true;
+    return path === '/library' && prefersHtml(request.headers.accept);
+  }
+  return request.method === 'POST' && (path === '/sign-out' || path.startsWith('/scan/'));
+}
+
+function field(body: unknown, name: string): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const value: unknown = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function positiveId(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^\d{1,10}$/.test(value)) return null;
+  const n = Number(value);
+  return n >= 1 && n <= 2147483647 ? n : null;
+}
+
+/** The HTML pages: sign-in, library, movie, scan, and the static assets they load. */
+export class Pages {
+  private readonly assets = loadAssets();
+
+  constructor(
+    private readonly services: PageServices,
+    private readonly sessions: SessionManager,
+    private readonly apiToken: string,
+  ) {}
+
+  /** `/assets/<name>?v=<content hash>`: a changed file gets a new URL, so it may be cached long. */
+  readonly assetUrl = (name: string): string => {
+    const asset = this.assets.get(name);
+    return asset === undefined ? `/assets/${name}` : `/assets/${name}?v=${asset.version}`;
+  };
+
+  private send(reply: FastifyReply, status: number, body: string): FastifyReply {
+    return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
+  }
+
+  private csrf(request: FastifyRequest): string {
+    const session = this.sessions.authenticatedBy(request) ?? this.sessions.read(request);
+    return session === null ? '' : this.sessions.csrfToken(session);
+  }
+
+  private page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: {
+      status?: number;
+      title: string;
+      current?: string;
+      body: Html;
+      scripts?: string[];
+      head?: Html;
+    },
+  ): FastifyReply {
+    const doc = layout({
+      title: options.title,
+      csrf: this.csrf(request),
+      body: options.body,
+      assetUrl: this.assetUrl,
+      ...(options.current === undefined ? {} : { current: options.current }),
+      ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
+      ...(options.head === undefined ? {} : { head: options.head }),
+    });
+    return this.send(reply, options.status ?? 200, doc);
+  }
+
+  private notFound(request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply {
+    return this.page(request, reply, {
+      status: 404,
+      title: 'Not found',
+      body: html`<h1>Not found</h1>
+        <p>${what}</p>
+        <p><a href="/library">Back to the library</a></p>`,
+    });
+  }
+
+  private deviceChoices(): DeviceChoice[] {
+    return this.services.devices.list().map((d) => ({ id: d.id, name: d.name }));
+  }
+
+  /**
+   * The device to show: `?device=` when it names a known profile (then remembered in a cookie),
+   * else the remembered one, else `web`. An unknown value is ignored rather than an error page.
+   */
+  private device(request: FastifyRequest, reply: FastifyReply): string {
+    const known = new Set(this.services.devices.ids());
+    const asked: unknown = (request.query as Record<string, unknown> | undefined)?.device;
+    if (typeof asked === 'string' && known.has(asked)) {
+      if (parseCookies(request.headers.cookie).get(DEVICE_COOKIE) !== asked) {
+        reply.header(
+          'set-cookie',
+          cookieHeader(DEVICE_COOKIE, asked, {
+            maxAgeSeconds: DEVICE_COOKIE_MAX_AGE,
+            secure: isHttps(request),
+          }),
+        );
+      }
+      return asked;
+    }
+    const remembered = parseCookies(request.headers.cookie).get(DEVICE_COOKIE);
+    return remembered !== undefined && known.has(remembered) ? remembered : 'web';
+  }
+
+  /** GET /library with Accept: text/html (called by the /library route, which also serves JSON). */
+  readonly library = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const query = parseLibraryQuery(request.query);
+    const device = this.device(request, reply);
+    const library = await this.services.library.getLibrary(device);
+    const view = buildLibraryView(library, query);
+    return this.page(request, reply, {
+      title: query.q === '' ? 'Library' : `“${query.q}” in the library`,
+      current: 'library',
+      body: libraryPage({
+        view,
+        device,
+        devices: this.deviceChoices(),
+        healthSummary: library.health_summary ?? null,
+        systemWarning: library.system_warning ?? null,
+      }),
+    });
+  };
+
+  private async movie(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+    const id = positiveId(request.params.id);
+    if (id === null) return this.notFound(request, reply, 'There is no such movie.');
+    let movie: MovieDetail;
+    try {
+      movie = await this.services.movies.get(id);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        return this.notFound(request, reply, `There is no movie with id ${id}.`);
+      }
+      throw err;
+    }
+    const device = this.device(request, reply);
+    const library = await this.services.library.getLibrary(device);
+    const item: LibraryMovieItem | null = library.items.find((i) => i.movie_id === id) ?? null;
+    return this.page(request, reply, {
+      title: movie.title,
+      current: 'library',
+      body: moviePage({ movie, item, device, devices: this.deviceChoices() }),
+      scripts: ['movie.js'],
+    });
+  }
+
+  private async scan(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: Pick<ScanPageData, 'addError' | 'addValues'> & { status?: number } = {},
+  ) {
+    const scanId = positiveId((request.query as Record<string, unknown> | undefined)?.scan);
+    let scan: ScanReport | null = null;
+    if (scanId !== null) scan = await this.services.scans.report(scanId).catch(() => null);
+    const body = scanPage({
+      roots: await this.services.roots.list(),
+      csrf: this.csrf(request),
+      scan,
+      ...extra,
+    });
+    return this.page(request, reply, {
+      status: extra.status ?? 200,
+      title: 'Scan folders',
+      current: 'scan',
+      body,
+      scripts: ['scan.js'],
+      // Without JavaScript, a running scan's page reloads itself to show progress.
+      ...(scan?.status === 'running'
+        ? { head: html`<noscript><meta http-equiv="refresh" content="2" /></noscript>` }
+        : {}),
+    });
+  }
+
+  private signIn(request: FastifyRequest, reply: FastifyReply, next: string, error: string | null) {
+    return this.send(
+      reply,
+      error === null ? 200 : 401,
+      layout({ title: 'Sign in', csrf: null, body: signInPage(next, error), assetUrl: this.assetUrl }),
+    );
+  }
+
+  /** Registers every page route in its own scope, which also accepts HTML form posts. */
+  register(app: FastifyInstance): void {
+    app.register(async (scope) => {
+      scope.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string', bodyLimit: 64 * 1024 },
+        (_request, body, done) => {
+          done(null, Object.fromEntries(new URLSearchParams(String(body))));
+        },
+      );
+
+      scope.get('/', async (_request, reply) => reply.redirect('/library', 303));
+
+      scope.get<{ Params: { name: string }; Querystring: { v?: string } }>(
+        '/assets/:name',
+        async (request, reply) => {
+          const asset = this.assets.get(request.params.name);
+          if (asset === undefined) {
+            throw new AppError('not_found', { message: `No asset ${request.params.name.slice(0, 100)}.` });
+          }
+          const etag = `"${asset.version}"`;
+          reply
+            .header('etag', etag)
+            .header('x-content-type-options', 'nosniff')
+            .header(
+              'cache-control',
+              request.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+            );
+          if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+          return reply.type(asset.type).send(asset.body);
+        },
+      );
+
+      scope.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
+        const next = safeNext(request.query.next);
+        if (this.sessions.read(request) !== null) return reply.redirect(next, 303);
+        return this.signIn(request, reply, next, null);
+      });
+
+      scope.post('/sign-in', async (request, reply) => {
+        const next = safeNext(field(request.body, 'next'));
+        const token = field(request.body, 'token');
+        if (token === '' || !secretsEqual(token, this.apiToken)) {
+          request.log.info('sign-in with a wrong token');
+          return this.signIn(request, reply, next, 'That token is not right. Check it and try again.');
+        }
+        const { value } = this.sessions.issue();
+        reply.header('set-cookie', this.sessions.setCookie(value, isHttps(request)));
+        return reply.redirect(next, 303);
+      });
+
+      scope.post('/sign-out', async (request, reply) => {
+        const session = this.sessions.authenticatedBy(request);
+        if (session !== null) this.sessions.revoke(session);
+        reply.header('set-cookie', this.sessions.clearCookie(isHttps(request)));
+        return reply.redirect('/sign-in', 303);
+      });
+
+      scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
+
+      scope.get('/scan', (request, reply) => this.scan(request, reply));
+
+      // The scan page's forms, for a browser without JavaScript (scan.js calls the API instead).
+      scope.post('/scan/roots', async (request, reply) => {
+        const values = {
+          path: field(request.body, 'path').trim().slice(0, 4096),
+          name: field(request.body, 'name').trim().slice(0, 200),
+          collection: field(request.body, 'collection').trim().slice(0, 200),
+        };
+        try {
+          await this.services.roots.create({
+            path: values.path,
+            ...(values.name === '' ? {} : { name: values.name }),
+            ...(values.collection === '' ? {} : { collection: values.collection }),
+          });
+        } catch (err) {
+          if (!(err instanceof AppError) || err.status >= 500) throw err;
+          const message = err.hint === undefined ? err.message : `${err.message} ${err.hint}`;
+          return this.scan(request, reply, { addError: message, addValues: values, status: err.status });
+        }
+        return reply.redirect('/scan', 303);
+      });
+
+      scope.post<{ Params: { id: string } }>('/scan/roots/:id/scan', async (request, reply) => {
+        const id = positiveId(request.params.id);
+        if (id === null) return this.notFound(request, reply, 'There is no such folder.');
+        try {
+          const { scan_id } = await this.services.scans.start(id);
+          return reply.redirect(`/scan?scan=${scan_id}`, 303);
+        } catch (err) {
+          if (err instanceof AppError && err.status === 404) {
+            return this.notFound(request, reply, `There is no folder with id ${id}.`);
+          }
+          throw err;
+        }
+      });
+    });
+  }
+}

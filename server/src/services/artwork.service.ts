@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import sharp from 'sharp';
+import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { ImageDownloader } from '../adapters/image-downloader.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import type { JobContext, JobRunner } from '../jobs/job-runner.ts';
+import { type ArtworkKind, ArtworkRepository, type ArtworkRow } from '../repositories/artwork.repository.ts';
+
+/** Widths served by `?w=`; a request is rounded up to the next one so the cache stays small. */
+export const ARTWORK_WIDTHS = [92, 154, 185, 342, 500, 780, 1280] as const;
+
+/** Files beside the media that win over downloads (Jellyfin/Kodi names), in order of preference. */
+const LOCAL_NAMES: Record<ArtworkKind, string[]> = {
+  poster: ['poster.jpg', 'poster.png', 'folder.jpg', 'folder.png', 'cover.jpg'],
+  backdrop: ['fanart.jpg', 'fanart.png', 'backdrop.jpg', 'backdrop.png', 'background.jpg'],
+};
+
+/** TMDb image paths look like `/kqjL17yufvn9OVLyXYpvtyrFfak.jpg`; nothing else is ever fetched. */
+const TMDB_PATH = /^\/[A-Za-z0-9_-]{5,64}\.(jpg|jpeg|png|webp)$/;
+
+export interface ArtworkReport {
+  movies: number;
+  local: number;
+  downloaded: number;
+  failed: number;
+  unchanged: number;
+  errors: { movie_id: number; kind: ArtworkKind; error: string }[];
+}
+
+export interface ServedImage {
+  path: string;
+  etag: string;
+  lastModified: Date;
+  contentType: string;
+}
+
+interface ArtworkPayload {
+  movieIds: number[] | null;
+}
+
+/**
+ * Posters and backdrops: local files beside the media win; otherwise the TMDb images named by
+ * enrichment are downloaded from the configured TMDb image base (and only from there), kept under
+ * the data dir, and resized on demand with sharp (bounded widths, cached).
+ */
+export class ArtworkService {
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobRunner,
+    private readonly downloader: ImageDownloader,
+    private readonly clock: Clock,
+    private readonly dir: string,
+    private readonly tmdbImageBase: string,
+  ) {
+    jobs.register<ArtworkPayload>('artwork', { concurrency: 1, run: (ctx) => this.run(ctx) });
+  }
+
+  /** Starts a fetch job for some movies (all when none are named). */
+  async start(movieIds: number[] | null): Promise<number> {
+    const { id } = await this.jobs.enqueue<ArtworkPayload>(
+      'artwork',
+      { movieIds },
+      movieIds === null ? 'all' : null,
+    );
+    return id;
+  }
+
+  async wait(
+    jobId: number,
+  ): Promise<{ id: number; status: string; report: ArtworkReport | null; error: string | null }> {
+    const job = await this.jobs.wait(jobId);
+    if (job === undefined) throw notFound('artwork job', jobId);
+    return {
+      id: job.id,
+      status: job.status,
+      report: job.result_json === null ? null : (JSON.parse(job.result_json) as ArtworkReport),
+      error: job.error,
+    };
+  }
+
+  private async run(ctx: JobContext<ArtworkPayload>): Promise<ArtworkReport> {
+    const repo = new ArtworkRepository(this.db);
+    const ids = ctx.payload.movieIds ?? (await repo.movieIds());
+    const report: ArtworkReport = {
+      movies: ids.length,
+      local: 0,
+      downloaded: 0,
+      failed: 0,
+      unchanged: 0,
+      errors: [],
+    };
+    let done = 0;
+    for (const movieId of ids) {
+      if (ctx.signal.aborted) break;
+      for (const kind of ['poster', 'backdrop'] as const) {
+        const outcome = await this.refresh(movieId, kind);
+        if (outcome.kind === 'error') {
+          report.failed++;
+          report.errors.push({ movie_id: movieId, kind, error: outcome.error });
+        } else report[outcome.kind]++;
+      }
+      ctx.progress(++done, ids.length);
+    }
+    return report;
+  }
+
+  /** Brings one image of one movie up to date. */
+  private async refresh(
+    movieId: number,
+    kind: ArtworkKind,
+  ): Promise<{ kind: 'local' | 'downloaded' | 'unchanged' } | { kind: 'error'; error: string }> {
+    const repo = new ArtworkRepository(this.db);
+    const now = isoNow(this.clock);
+    const local = await this.localImage(movieId, kind);
+    const row = await repo.get(movieId);
+    if (local !== null) {
+      await repo.setImage(movieId, kind, { state: 'ready', source: 'local', path: local }, now, null);
+      return { kind: 'local' };
+    }
+    const source = row === undefined ? null : kind === 'poster' ? row.poster_source : row.backdrop_source;
+    const state = row === undefined ? 'none' : kind === 'poster' ? row.poster_state : row.backdrop_state;
+    const path = row === undefined ? null : kind === 'poster' ? row.poster_path : row.backdrop_path;
+    if (source === null || !source.startsWith('tmdb:')) return { kind: 'unchanged' };
+    if (state === 'ready' && path !== null && existsSync(path)) return { kind: 'unchanged' };
+    const filePath = source.slice('tmdb:'.length);
+    if (!TMDB_PATH.test(filePath)) {
+      await repo.setImage(
+        movieId,
+        kind,
+        { state: 'failed', source, path: null },
+        now,
+        'unexpected TMDb image path',
+      );
+      return { kind: 'error', error: 'unexpected TMDb image path' };
+    }
+    try {
+      const image = await this.downloader.download(`${this.tmdbImageBase}/original${filePath}`);
+      const target = join(this.dir, String(movieId), `${kind}${filePath.slice(filePath.lastIndexOf('.'))}`);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, image.bytes);
+      await repo.setImage(movieId, kind, { state: 'ready', source, path: target }, now, null);
+      return { kind: 'downloaded' };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await repo.setImage(movieId, kind, { state: 'failed', source, path: null }, now, message);
+      return { kind: 'error', error: message };
+    }
+  }
+
+  /** A poster/backdrop file beside one of the movie's media files, if any. */
+  private async localImage(movieId: number, kind: ArtworkKind): Promise<string | null> {
+    const folders = new Set(
+      (await new ArtworkRepository(this.db).mediaFolders(movieId)).map((f) =>
+        dirname(join(f.root_path, f.relative_path)),
+      ),
+    );
+    for (const folder of folders) {
+      let entries: string[];
+      try {
+        entries = readdirSync(folder);
+      } catch {
+        continue;
+      }
+      const byLower = new Map(entries.map((e) => [e.toLowerCase(), e]));
+      for (const name of LOCAL_NAMES[kind]) {
+        const found = byLower.get(name);
+        if (found !== undefined) return join(folder, found);
+      }
+    }
+    return null;
+  }
+
+  /** The URL /library gives for an image, or null when there is none; `v` changes when it does. */
+  static urlFor(row: ArtworkRow | undefined, kind: ArtworkKind): string | null {
+    if (row === undefined) return null;
+    const state = kind === 'poster' ? row.poster_state : row.backdrop_state;
+    if (state !== 'ready') return null;
+    const version = createHash('sha1')
+      .update(`${row.fetched_at ?? ''}|${kind === 'poster' ? row.poster_path : row.backdrop_path}`)
+      .digest('hex')
+      .slice(0, 8);
+    return `/artwork/${row.movie_id}/${kind}?v=${version}`;
+  }
+
+  /** The file to serve for an image at a width (resized and cached on first request). */
+  async image(movieId: number, kind: ArtworkKind, width: number | undefined): Promise<ServedImage> {
+    const row = await new ArtworkRepository(this.db).get(movieId);
+    const path = row === undefined ? null : kind === 'poster' ? row.poster_path : row.backdrop_path;
+    const state = row === undefined ? 'none' : kind === 'poster' ? row.poster_state : row.backdrop_state;
+    if (state !== 'ready' || path === null || !existsSync(path)) {
+      throw new AppError('not_found', {
+        message: `Movie ${movieId} has no ${kind}.`,
+        hint: 'POST /api/artwork/fetch fetches artwork.',
+      });
+    }
+    if (width === undefined) return this.served(path);
+    const target = ARTWORK_WIDTHS.find((w) => w >= width) ?? ARTWORK_WIDTHS[ARTWORK_WIDTHS.length - 1];
+    if (width < 1 || target === undefined) throw validationFailed('w', 'must be a positive width in pixels');
+    const resized = join(
+      this.dir,
+      String(movieId),
+      `${kind}-w${target}-${createHash('sha1')
+        .update(path)
+        .update(String(statSync(path).mtimeMs))
+        .digest('hex')
+        .slice(0, 8)}.jpg`,
+    );
+    if (!existsSync(resized)) {
+      mkdirSync(dirname(resized), { recursive: true });
+      const bytes = await sharp(path)
+        .resize({ width: target, withoutEnlargement: true })
+        .jpeg({ quality: 82 })
+        .toBuffer();
+      writeFileSync(resized, bytes);
+    }
+    return this.served(resized);
+  }
+
+  private served(path: string): ServedImage {
+    const stat = statSync(path);
+    const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+    return {
+      path,
+      etag: `"${createHash('sha1').update(`${path}|${stat.size}|${stat.mtimeMs}`).digest('hex').slice(0, 20)}"`,
+      lastModified: stat.mtime,
+      contentType: ext === 'png' ? 'image/png' : ext === 'webp' ? 'image/webp' : 'image/jpeg',
+    };
+  }
+}
