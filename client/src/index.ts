@@ -2,6 +2,10 @@
 // contract hash with every request and refuses any response whose hash differs (spec §9).
 import {
   type ApiError,
+  type ArtworkJob,
+  type BarcodeCreated,
+  type BarcodeCreateInput,
+  type BarcodeLookup,
   type CollectionView,
   CONTRACT_HASH,
   CONTRACT_VERSION,
@@ -235,5 +239,28 @@ export class ReelshelfClient {
   /** The absolute, token-carrying URL a player opens for an edition. */
   streamUrl(edition: Pick<LibraryEdition, 'stream_url'>): string {
     return this.resolve(edition.stream_url);
+  }
+
+  lookupBarcode(code: string): Promise<BarcodeLookup> {
+    return this.request('GET', `/api/barcode/${encodeURIComponent(code)}`);
+  }
+
+  addBarcode(code: string, input: BarcodeCreateInput = {}): Promise<BarcodeCreated> {
+    return this.request('POST', `/api/barcode/${encodeURIComponent(code)}`, { body: input });
+  }
+
+  /** Fetches artwork for some movies (all when none are named) and waits for the report. */
+  fetchArtwork(movieIds?: number[]): Promise<ArtworkJob> {
+    return this.request('POST', '/api/artwork/fetch', {
+      query: { wait: true },
+      body: movieIds === undefined ? {} : { movie_ids: movieIds },
+    });
+  }
+
+  /** The image bytes of a movie's poster or backdrop (resized when `width` is given). */
+  async artwork(movieId: number, kind: 'poster' | 'backdrop', width?: number): Promise<Uint8Array> {
+    const res = await this.raw('GET', `/artwork/${movieId}/${kind}`, { query: { w: width } });
+    if (!res.ok) throw new ReelshelfApiError(res.status, (await res.json()) as ApiError);
+    return new Uint8Array(await res.arrayBuffer());
   }
 }

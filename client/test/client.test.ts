@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONTRACT_HASH } from '@reelshelf/contract';
+import { BARCODES, startFakeProviders } from '../../server/test/fakes/index.ts';
 import { makeFixture } from '../../server/test/helpers/media.ts';
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
 import { ContractMismatchError, ReelshelfApiError, ReelshelfClient } from '../src/index.ts';
@@ -128,5 +129,30 @@ describe('ReelshelfClient against a live server', () => {
       client.resolve('/stream/media_file/3?device=tv&token=x'),
       `${t.url}/stream/media_file/3?device=tv&token=x`,
     );
+  });
+});
+
+describe('ReelshelfClient: barcodes and artwork (fake providers)', () => {
+  it('looks up, adds a disc, fetches artwork and reads it', async () => {
+    const fakes = await startFakeProviders();
+    const t = await startTestServer(fakes.env);
+    try {
+      const client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+      const found = await client.lookupBarcode(BARCODES.inceptionBluRay);
+      assert.equal(found.cleaned_title, 'Inception');
+      const added = await client.addBarcode(BARCODES.inceptionBluRay, { binder: 'A' });
+      assert.equal(added.physical_copy.slot, '1');
+      await assert.rejects(
+        client.addBarcode(BARCODES.inceptionBluRay),
+        (err: unknown) => err instanceof ReelshelfApiError && err.code === 'already_owned',
+      );
+      const job = await client.fetchArtwork([added.movie.id]);
+      assert.equal(job.status, 'succeeded');
+      const image = await client.artwork(added.movie.id, 'poster', 92);
+      assert.ok(image.length > 100);
+    } finally {
+      await t.close();
+      await fakes.close();
+    }
   });
 });

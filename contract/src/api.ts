@@ -151,3 +151,62 @@ export interface CollectionView {
   name: string;
   root_ids: number[];
 }
+
+/** A TMDb candidate for a scanned disc. */
+export interface MovieCandidateView {
+  tmdb_id: number;
+  title: string;
+  original_title: string | null;
+  year: number | null;
+  poster_path: string | null;
+  overview: string | null;
+}
+
+/** GET /api/barcode/{code}: what the disc is, without writing anything. */
+export interface BarcodeLookup {
+  barcode: string;
+  kind: string;
+  product_title: string;
+  cleaned_title: string;
+  year: number | null;
+  format: string | null;
+  is_3d: boolean;
+  edition: string | null;
+  has_digital_copy: boolean;
+  candidates: MovieCandidateView[];
+  owned: boolean;
+  owned_movie_id: number | null;
+  warnings: string[];
+}
+
+/** Body of POST /api/barcode/{code}. */
+export interface BarcodeCreateInput {
+  binder?: string;
+  slot?: string;
+  tmdb_id?: number;
+  another_copy?: boolean;
+}
+
+/** POST /api/barcode/{code} → 201. */
+export interface BarcodeCreated {
+  movie: MovieDetail;
+  edition_id: number;
+  physical_copy: { id: number; binder: string; slot: string };
+  created_movie: boolean;
+  warnings: string[];
+}
+
+/** POST /api/artwork/fetch?wait=true. */
+export interface ArtworkJob {
+  id: number;
+  status: string;
+  report: {
+    movies: number;
+    local: number;
+    downloaded: number;
+    failed: number;
+    unchanged: number;
+    errors: { movie_id: number; kind: 'poster' | 'backdrop'; error: string }[];
+  } | null;
+  error: string | null;
+}

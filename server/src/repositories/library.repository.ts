@@ -50,18 +50,21 @@ export interface CreditNameRow {
 export class LibraryRepository {
   constructor(private readonly db: Db) {}
 
-  async movies(): Promise<LibraryMovieRow[]> {
+  /** All movies, or one (`movieId`): every read here takes the same optional filter. */
+  async movies(movieId?: number): Promise<LibraryMovieRow[]> {
     return this.db
       .selectFrom('movies')
+      .$if(movieId !== undefined, (q) => q.where('id', '=', movieId ?? 0))
       .select(['id', 'title', 'year', 'overview', 'has_digital_store_a', 'has_digital_store_b', 'created_at'])
       .orderBy('sort_title')
       .orderBy('id')
       .execute();
   }
 
-  async copies(): Promise<LibraryCopyRow[]> {
+  async copies(movieId?: number): Promise<LibraryCopyRow[]> {
     return this.db
       .selectFrom('physical_copies as c')
+      .$if(movieId !== undefined, (q) => q.where('c.movie_id', '=', movieId ?? 0))
       .leftJoin('binders as b', 'b.id', 'c.binder_id')
       .leftJoin('disc_editions as e', 'e.id', 'c.edition_id')
       .select(['c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'e.format'])
@@ -70,8 +73,12 @@ export class LibraryRepository {
       .execute();
   }
 
-  async files(): Promise<LibraryFileRow[]> {
-    return this.fileQuery().orderBy('f.movie_id').orderBy('f.id').execute();
+  async files(movieId?: number): Promise<LibraryFileRow[]> {
+    return this.fileQuery()
+      .$if(movieId !== undefined, (q) => q.where('f.movie_id', '=', movieId ?? 0))
+      .orderBy('f.movie_id')
+      .orderBy('f.id')
+      .execute();
   }
 
   /** One file in the listing's shape (streaming and prewarm decide with the same rules). */
@@ -104,14 +111,19 @@ export class LibraryRepository {
       ]);
   }
 
-  async artwork() {
-    return this.db.selectFrom('movie_artwork_state').selectAll().execute();
+  async artwork(movieId?: number) {
+    return this.db
+      .selectFrom('movie_artwork_state')
+      .selectAll()
+      .$if(movieId !== undefined, (q) => q.where('movie_id', '=', movieId ?? 0))
+      .execute();
   }
 
   /** Cast (in billing order) and directors, the names /library exposes for search. */
-  async creditNames(): Promise<CreditNameRow[]> {
+  async creditNames(movieId?: number): Promise<CreditNameRow[]> {
     return this.db
       .selectFrom('person_movie as pm')
+      .$if(movieId !== undefined, (q) => q.where('pm.movie_id', '=', movieId ?? 0))
       .innerJoin('persons as p', 'p.id', 'pm.person_id')
       .select(['pm.movie_id', 'p.name', 'pm.role'])
       .where((eb) => eb.or([eb('pm.role', '=', 'cast'), eb('pm.job', '=', 'Director')]))

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { ArtworkJob } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { ImageDownloader } from '../adapters/image-downloader.ts';
@@ -21,14 +22,7 @@ const LOCAL_NAMES: Record<ArtworkKind, string[]> = {
 /** TMDb image paths look like `/kqjL17yufvn9OVLyXYpvtyrFfak.jpg`; nothing else is ever fetched. */
 const TMDB_PATH = /^\/[A-Za-z0-9_-]{5,64}\.(jpg|jpeg|png|webp)$/;
 
-export interface ArtworkReport {
-  movies: number;
-  local: number;
-  downloaded: number;
-  failed: number;
-  unchanged: number;
-  errors: { movie_id: number; kind: ArtworkKind; error: string }[];
-}
+export type ArtworkReport = NonNullable<ArtworkJob['report']>;
 
 export interface ServedImage {
   path: string;

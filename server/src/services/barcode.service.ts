@@ -1,4 +1,4 @@
-import type { MovieDetail } from '@reelshelf/contract';
+import type { BarcodeCreated, BarcodeCreateInput, BarcodeLookup } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import { normalizeBarcode } from '../domain/barcode.ts';
@@ -14,37 +14,6 @@ import {
   type MovieMetadataPort,
   type UpcLookupPort,
 } from './provider-ports.ts';
-
-export interface BarcodeLookup {
-  barcode: string;
-  kind: string;
-  product_title: string;
-  cleaned_title: string;
-  year: number | null;
-  format: string | null;
-  is_3d: boolean;
-  edition: string | null;
-  has_digital_copy: boolean;
-  candidates: MovieCandidate[];
-  owned: boolean;
-  owned_movie_id: number | null;
-  warnings: string[];
-}
-
-export interface BarcodeCreateInput {
-  binder?: string;
-  slot?: string;
-  tmdb_id?: number;
-  another_copy?: boolean;
-}
-
-export interface BarcodeCreated {
-  movie: MovieDetail;
-  edition_id: number;
-  physical_copy: { id: number; binder: string; slot: string };
-  created_movie: boolean;
-  warnings: string[];
-}
 
 const REJECTIONS = {
   not_digits: 'A barcode is digits only.',

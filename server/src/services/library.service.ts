@@ -38,13 +38,33 @@ export class LibraryService {
   ) {}
 
   async getLibrary(device: string): Promise<LibraryResponse> {
+    const { items, badges } = await this.buildItems(device);
+    return {
+      items,
+      contract_version: CONTRACT_VERSION,
+      device,
+      health_summary: healthSummary(badges),
+      system_warning: this.status.systemWarning(),
+    };
+  }
+
+  /** One movie's item as /library would list it (the movie page), without building the rest. */
+  async getMovieItem(movieId: number, device: string): Promise<LibraryMovieItem | null> {
+    const { items } = await this.buildItems(device, movieId);
+    return items[0] ?? null;
+  }
+
+  private async buildItems(
+    device: string,
+    movieId?: number,
+  ): Promise<{ items: LibraryMovieItem[]; badges: Badge[] }> {
     const repo = new LibraryRepository(this.db);
     const [movies, copies, files, credits, artwork] = await Promise.all([
-      repo.movies(),
-      repo.copies(),
-      repo.files(),
-      repo.creditNames(),
-      repo.artwork(),
+      repo.movies(movieId),
+      repo.copies(movieId),
+      repo.files(movieId),
+      repo.creditNames(movieId),
+      repo.artwork(movieId),
     ]);
     const artworkByMovie = new Map(artwork.map((a) => [a.movie_id, a]));
     const copiesByMovie = groupBy(copies, (c) => c.movie_id);
@@ -81,13 +101,7 @@ export class LibraryService {
       items.push(item);
       badges.push(item.badge);
     }
-    return {
-      items,
-      contract_version: CONTRACT_VERSION,
-      device,
-      health_summary: healthSummary(badges),
-      system_warning: this.status.systemWarning(),
-    };
+    return { items, badges };
   }
 
   private buildItem(

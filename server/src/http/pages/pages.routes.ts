@@ -200,8 +200,7 @@ export class Pages {
       throw err;
     }
     const device = this.device(request, reply);
-    const library = await this.services.library.getLibrary(device);
-    const item: LibraryMovieItem | null = library.items.find((i) => i.movie_id === id) ?? null;
+    const item: LibraryMovieItem | null = await this.services.library.getMovieItem(id, device);
     return this.page(request, reply, {
       title: movie.title,
       current: 'library',

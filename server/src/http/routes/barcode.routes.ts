@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { BarcodeCreateInput, BarcodeService } from '../../services/barcode.service.ts';
+import type { BarcodeCreateInput } from '@reelshelf/contract';
+import type { BarcodeService } from '../../services/barcode.service.ts';
 
 const codeParams = {
   type: 'object',
