@@ -11,6 +11,7 @@ import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
 import { registerArtworkRoutes } from './routes/artwork.routes.ts';
 import { registerBarcodeRoutes } from './routes/barcode.routes.ts';
+import { registerImportExportRoutes } from './routes/import-export.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
@@ -85,6 +86,9 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     threshold: 4096,
     encodings: ['gzip', 'deflate'],
     customTypes: /^(application\/json|text\/)/,
+    // Level 3 gzips a 4 MB listing in ~13 ms instead of ~30 ms (level 6) for 15% more bytes: on a home
+    // network the CPU time is what a person waits for.
+    zlibOptions: { level: 3 },
   });
   // JSON is the API's only body type unless a route registers its own (CSV import does).
   app.removeContentTypeParser('text/plain');
@@ -110,6 +114,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);
+    registerImportExportRoutes(api, services.importExport);
   });
   return app;
 }
