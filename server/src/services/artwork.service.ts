@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { ArtworkJob } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { type Clock, isoNow } from '../adapters/clock.ts';
@@ -26,6 +27,8 @@ export type ArtworkReport = NonNullable<ArtworkJob['report']>;
 
 export interface ServedImage {
   path: string;
+  /** Opens the image for reading (the route streams it). */
+  open(): Readable;
   etag: string;
   lastModified: Date;
   contentType: string;
@@ -218,6 +221,7 @@ export class ArtworkService {
     const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
     return {
       path,
+      open: () => createReadStream(path),
       etag: `"${createHash('sha1').update(`${path}|${stat.size}|${stat.mtimeMs}`).digest('hex').slice(0, 20)}"`,
       lastModified: stat.mtime,
       contentType: ext === 'png' ? 'image/png' : ext === 'webp' ? 'image/webp' : 'image/jpeg',

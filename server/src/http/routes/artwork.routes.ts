@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { ArtworkService } from '../../services/artwork.service.ts';
 
@@ -56,7 +55,7 @@ export function registerArtworkRoutes(app: FastifyInstance, artwork: ArtworkServ
       reply.header('last-modified', image.lastModified.toUTCString());
       reply.header('cache-control', 'private, max-age=86400');
       if (request.headers['if-none-match'] === image.etag) return reply.code(304).send();
-      return reply.type(image.contentType).send(createReadStream(image.path));
+      return reply.type(image.contentType).send(image.open());
     },
   );
 }
