@@ -1,4 +1,5 @@
 import { benchAnalysis } from './analysis.bench.ts';
+import { benchImport } from './import.bench.ts';
 import { benchLibrary } from './library.bench.ts';
 import { benchScan } from './scan.bench.ts';
 import { benchStream } from './stream.bench.ts';
@@ -9,6 +10,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   analysis: benchAnalysis,
   scan: benchScan,
   stream: benchStream,
+  import: benchImport,
 };
 
 const wanted = process.argv.slice(2);

@@ -11,7 +11,9 @@ import {
   CONTRACT_VERSION,
   type ContractBundle,
   type CreateMovieInput,
+  type ExportFormat,
   type HealthResponse,
+  type ImportResult,
   type LibraryEdition,
   type LibraryResponse,
   type LibraryRootView,
@@ -92,21 +94,33 @@ export class ReelshelfClient {
     return new URL(pathOrUrl, `${this.baseUrl}/`).toString();
   }
 
-  /** Sends a request and returns the raw response after the contract check (no status check). */
+  /**
+   * Sends a request and returns the raw response after the contract check (no status check).
+   * `body` is sent as JSON; `content` sends bytes or text as they are, with their content type.
+   */
   async raw(
     method: string,
     path: string,
-    init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+    init: {
+      query?: Query;
+      body?: unknown;
+      content?: { type: string; data: string | Uint8Array };
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<Response> {
     const url = new URL(this.resolve(path));
     for (const [k, v] of Object.entries(init.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'x-contract-hash': this.contractHash, ...init.headers };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
-    let body: string | undefined;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
     if (init.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body);
+    } else if (init.content !== undefined) {
+      headers['content-type'] = init.content.type;
+      const data = init.content.data;
+      body = typeof data === 'string' ? data : new Uint8Array(data);
     }
     const res = await this.fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }) });
     this.checkContract(res);
@@ -124,11 +138,18 @@ export class ReelshelfClient {
   private async request<T>(
     method: string,
     path: string,
-    init: { query?: Query; body?: unknown } = {},
+    init: {
+      query?: Query;
+      body?: unknown;
+      content?: { type: string; data: string | Uint8Array };
+      /** `text`: a successful body is returned as it is (a byte-order mark kept), not parsed. */
+      as?: 'json' | 'text';
+    } = {},
   ): Promise<T> {
     const res = await this.raw(method, path, init);
     if (res.status === 204) return undefined as T;
-    const text = await res.text();
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
+    if (res.ok && init.as === 'text') return text as T;
     const parsed: unknown = text === '' ? null : JSON.parse(text);
     if (!res.ok) {
       if (res.status === 409 && isApiError(parsed) && parsed.error === 'contract_mismatch') {
@@ -234,6 +255,32 @@ export class ReelshelfClient {
 
   cancelPrewarm(mediaFileId: number): Promise<PrewarmResponse> {
     return this.request('DELETE', `/api/media-file/${mediaFileId}/prewarm-tv`);
+  }
+
+  /**
+   * Imports a collection CSV (all or nothing). A refused file throws ReelshelfApiError 400
+   * `import_invalid` whose body lists every bad row (`rows: [{row, field, message}]`).
+   */
+  importCsv(csv: string | Uint8Array, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
+    return this.request('POST', '/api/import', {
+      query: { dry_run: options.dryRun === true ? true : undefined },
+      content: { type: 'text/csv; charset=utf-8', data: csv },
+    });
+  }
+
+  /** Imports a reelshelf JSON export: the document, or its text as `export('json')` returns it. */
+  importJson(value: unknown, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
+    return this.request('POST', '/api/import', {
+      query: { dry_run: options.dryRun === true ? true : undefined },
+      ...(typeof value === 'string'
+        ? { content: { type: 'application/json', data: value } }
+        : { body: value }),
+    });
+  }
+
+  /** The whole library as the export file's text: the JSON document, or the CSV (with its BOM). */
+  export(format: ExportFormat = 'json'): Promise<string> {
+    return this.request('GET', '/api/export', { query: { format }, as: 'text' });
   }
 
   /** The absolute, token-carrying URL a player opens for an edition. */

@@ -210,3 +210,34 @@ export interface ArtworkJob {
   } | null;
   error: string | null;
 }
+
+/** One problem in an import file (400 `import_invalid` lists every one; INTERFACE.md "Import"). */
+export interface ImportRowError {
+  /** CSV: the 1-based line of the file (the header is line 1); JSON: the 1-based item of `movies`; 0: the whole file. */
+  row: number;
+  /** CSV: the column (`title`, `year`, `slot`…, `file`, `csv`); JSON: a path such as `editions/0/copies/1/slot`. */
+  field: string;
+  message: string;
+}
+
+/** POST /api/import (and `reelshelf import`): what was (or, with dry_run, would be) written. */
+export interface ImportResult {
+  dry_run: boolean;
+  created: { movies: number; editions: number; copies: number };
+  /** Movies that existed and gained a value, an edition, a copy or a file. */
+  updated: { movies: number };
+  /** Movies that existed and that the file changes in no way. */
+  unchanged: { movies: number };
+  warnings: string[];
+}
+
+/** The 400 body of a refused import: nothing was written. */
+export interface ImportInvalidError {
+  error: 'import_invalid';
+  message: string;
+  rows: ImportRowError[];
+  warnings: string[];
+}
+
+/** GET /api/export?format= */
+export type ExportFormat = 'json' | 'csv';

@@ -1,9 +1,11 @@
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createServer, type ReelshelfServer } from '../server.ts';
-import type { ScanReport } from '@reelshelf/contract';
+import type { ImportRowError, ScanReport } from '@reelshelf/contract';
+import { looksLikeJson } from '../services/import-export.service.ts';
 
 const USAGE = `usage: reelshelf <command> [options]
 
@@ -12,6 +14,9 @@ commands:
   barcode <code> [--binder A] [--slot 12]  look a disc up and add it (movie, edition, copy in a binder slot)
   barcode - [--binder A]                   loop: read codes from stdin, one per line (a handheld scanner types
                                            digits and Enter); each goes into the next free slot
+  import <file> [--dry-run]                import a collection CSV (CLZ, Letterboxd, our export…) or a JSON
+                                           export; all or nothing; --dry-run only reports what would change
+  export [--format json|csv]               write the whole library to stdout (default json)
 
 The CLI works on the same data dir as the server (REELSHELF_DATA_DIR, default ./data).`;
 
@@ -117,6 +122,76 @@ async function barcode(server: ReelshelfServer, args: string[]): Promise<number>
   return failures === 0 ? 0 : 1;
 }
 
+/** `reelshelf import <file> [--dry-run]`: the same service as POST /api/import, with a progress bar. */
+async function importCommand(server: ReelshelfServer, args: string[]): Promise<number> {
+  const dryRun = args.includes('--dry-run');
+  const path = options(args.filter((a) => a !== '--dry-run')).words[0];
+  if (path === undefined) fail('import needs a file: reelshelf import <file> [--dry-run]', 2);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(resolve(path));
+  } catch (err) {
+    fail(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const ext = extname(path).toLowerCase();
+  const kind = ext === '.json' ? 'json' : ['.csv', '.tsv', '.txt'].includes(ext) ? 'csv' : null;
+  const json = kind === 'json' || (kind === null && looksLikeJson(bytes));
+  const started = Date.now();
+  if (bytes.length > 1024 * 1024) {
+    process.stderr.write(`checking ${path} (${(bytes.length / 1024 / 1024).toFixed(1)} MB)…\n`);
+  }
+  const bar = new SingleBar({
+    format: 'importing [{bar}] {percentage}% | {value}/{total} writes | ETA {eta_formatted}',
+    noTTYOutput: true,
+    notTTYSchedule: 2000,
+    hideCursor: true,
+  });
+  let barStarted = false;
+  try {
+    const r = await server.services.importExport.importFile(bytes, kind, {
+      dryRun,
+      onProgress: (done, total) => {
+        if (total < 2000) return;
+        if (!barStarted) {
+          bar.start(total, done);
+          barStarted = true;
+        } else bar.update(done);
+      },
+    });
+    if (barStarted) bar.stop();
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    const c = r.created;
+    process.stdout.write(
+      `${dryRun ? 'dry run (nothing written): would create' : 'imported: created'} ${c.movies} movies, ${c.editions} editions, ${c.copies} copies` +
+        ` · updated ${r.updated.movies} · unchanged ${r.unchanged.movies} movies (${secs}s)\n`,
+    );
+    for (const w of r.warnings.slice(0, 50)) process.stdout.write(`  ! ${w}\n`);
+    return 0;
+  } catch (err) {
+    if (barStarted) bar.stop();
+    if (!(err instanceof AppError) || err.code !== 'import_invalid') throw err;
+    const rows = Array.isArray(err.extra.rows) ? (err.extra.rows as ImportRowError[]) : [];
+    process.stdout.write(`${err.message}\n`);
+    for (const row of rows.slice(0, 200)) {
+      const where = row.row === 0 ? 'file' : `${json ? 'movie item' : 'line'} ${row.row}`;
+      process.stdout.write(`  ✗ ${where} · ${row.field}: ${row.message}\n`);
+    }
+    if (rows.length > 200) process.stdout.write(`  … and ${rows.length - 200} more\n`);
+    return 1;
+  }
+}
+
+/** `reelshelf export [--format json|csv]`: the export document (or CSV) on stdout. */
+async function exportCommand(server: ReelshelfServer, args: string[]): Promise<number> {
+  const format = options(args).opts.format ?? 'json';
+  if (format !== 'json' && format !== 'csv') fail(`--format must be json or csv, not "${format}"`, 2);
+  const out = await server.services.importExport.export(format);
+  await new Promise<void>((done, reject) =>
+    process.stdout.write(out.body, (err) => (err ? reject(err) : done())),
+  );
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === '--help' || command === '-h') {
@@ -140,6 +215,10 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'barcode':
         return await barcode(server, args);
+      case 'import':
+        return await importCommand(server, args);
+      case 'export':
+        return await exportCommand(server, args);
       default:
         fail(`unknown command "${command}"\n${USAGE}`, 2);
     }

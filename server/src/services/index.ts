@@ -17,6 +17,7 @@ import { ReadyArtifactIndex } from './artifact-index.ts';
 import { ArtworkService } from './artwork.service.ts';
 import { BarcodeService } from './barcode.service.ts';
 import { EnrichmentService } from './enrichment.service.ts';
+import { ImportExportService } from './import-export.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
@@ -48,6 +49,7 @@ export interface Services {
   artwork: ArtworkService;
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
+  importExport: ImportExportService;
 }
 
 export interface ServiceDeps {
@@ -131,6 +133,17 @@ export function buildServices(deps: ServiceDeps): Services {
       return batch.warnings;
     },
   );
+  const importExport = new ImportExportService(deps.db, deps.clock, async (movieIds) => {
+    // Imported movies are enriched in the background when a provider is configured, then get artwork.
+    const jobId = await enrichment.queue(movieIds);
+    if (jobId !== null) {
+      void jobs.wait(jobId).then(
+        () => artwork.start(movieIds),
+        () => undefined,
+      );
+    }
+    return jobId;
+  });
   const paths = new MediaPathService(fs);
   const artifacts = new ArtifactService({
     db: deps.db,
@@ -163,5 +176,6 @@ export function buildServices(deps: ServiceDeps): Services {
     artwork,
     enrichment,
     barcodes,
+    importExport,
   };
 }

@@ -5,7 +5,7 @@ import { type Html, html, raw } from './html.ts';
 export const NAV_LINKS: readonly { href: string; label: string; id: string }[] = [
   { href: '/library', label: 'Library', id: 'library' },
   { href: '/scan', label: 'Scan folders', id: 'scan' },
-  // Import page slot: { href: '/import', label: 'Import', id: 'import' },
+  { href: '/import', label: 'Import', id: 'import' },
 ];
 
 export interface LayoutOptions {

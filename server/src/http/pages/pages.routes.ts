@@ -13,6 +13,7 @@ import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
 import { type DeviceChoice, libraryPage } from './library.page.ts';
 import { buildLibraryView, parseLibraryQuery } from './library-view.ts';
+import { importPage } from './import.page.ts';
 import { moviePage } from './movie.page.ts';
 import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
@@ -64,7 +65,7 @@ function loadAssets(): Map<string, Asset> {
 export function isPageRequest(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0] ?? '/';
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (path === '/' || path === '/scan' || path.startsWith('/movie/')) return true;
+    if (path === '/' || path === '/scan' || path === '/import' || path.startsWith('/movie/')) return true;
     return path === '/library' && prefersHtml(request.headers.accept);
   }
   return request.method === 'POST' && (path === '/sign-out' || path.startsWith('/scan/'));
@@ -305,6 +306,15 @@ export class Pages {
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 
       scope.get('/scan', (request, reply) => this.scan(request, reply));
+
+      scope.get('/import', async (request, reply) =>
+        this.page(request, reply, {
+          title: 'Import and export',
+          current: 'import',
+          body: importPage(),
+          scripts: ['import.js'],
+        }),
+      );
 
       // The scan page's forms, for a browser without JavaScript (scan.js calls the API instead).
       scope.post('/scan/roots', async (request, reply) => {

@@ -120,7 +120,6 @@ export function scanPage(data: ScanPageData): Html {
     </section>
     <section aria-labelledby="import-heading">
       <h2 id="import-heading">Import</h2>
-      <!-- Import page slot: link to /import when it exists. -->
-      <p>Importing a CSV or JSON list of movies is done with <code>POST /api/import</code> for now.</p>
+      <p><a href="/import">Import a CSV or JSON list of movies</a>, or export the library.</p>
     </section>`;
 }

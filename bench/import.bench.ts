@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ImportResult } from '@reelshelf/contract';
+import { loadConfig } from '../server/src/config.ts';
+import { gtinCheckDigit } from '../server/src/domain/barcode.ts';
+import { createServer } from '../server/src/server.ts';
+import { ms } from './stats.ts';
+
+const ROWS = 10_000;
+const TARGET_MS = 5_000;
+const FORMATS = ['DVD', 'Blu-ray', '4K UHD'];
+
+/** A CLZ-like collection: one disc per row, every one with a barcode, a binder slot and an IMDb id. */
+function collectionCsv(rows: number): string {
+  const lines = ['Title,Year,Format,Edition,Barcode,Binder,Slot,IMDb ID,Watched'];
+  for (let i = 0; i < rows; i++) {
+    const body = `50000${String(i).padStart(7, '0')}`;
+    const title = i % 10 === 0 ? `"Movie ${i + 1}, Part ""${i % 7}"""` : `Movie ${i + 1} – Été`;
+    lines.push(
+      [
+        title,
+        1950 + (i % 70),
+        FORMATS[i % FORMATS.length],
+        i % 4 === 0 ? 'Special Edition' : '',
+        `${body}${gtinCheckDigit(body)}`,
+        `Binder ${Math.floor(i / 100) + 1}`,
+        (i % 100) + 1,
+        `tt${String(1_000_000 + i).padStart(7, '0')}`,
+        i % 3 === 0 ? 'yes' : 'no',
+      ].join(','),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** POST /api/import of 10,000 CSV rows over real HTTP (target under 5 s), then both exports. */
+export async function benchImport(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const otherDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const config = loadConfig({
+    REELSHELF_DATA_DIR: dataDir,
+    REELSHELF_HOST: '127.0.0.1',
+    REELSHELF_PORT: '0',
+    REELSHELF_LOG_LEVEL: 'warn',
+  });
+  const server = await createServer(config);
+  try {
+    const url = await server.listen();
+    const auth = { authorization: `Bearer ${server.apiToken}` };
+    const csv = collectionCsv(ROWS);
+    const post = async (query: string): Promise<{ ms: number; result: ImportResult }> => {
+      const t0 = performance.now();
+      const res = await fetch(`${url}/api/import${query}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'text/csv' },
+        body: csv,
+      });
+      const result = (await res.json()) as ImportResult;
+      if (res.status !== 200) throw new Error(`import answered ${res.status}: ${JSON.stringify(result)}`);
+      return { ms: performance.now() - t0, result };
+    };
+    const mb = (Buffer.byteLength(csv) / 1e6).toFixed(2);
+    const dry = await post('?dry_run=true');
+    console.log(`dry run, ${ROWS} CSV rows (${mb} MB): ${ms(dry.ms)}`);
+    const first = await post('');
+    const c = first.result.created;
+    console.log(
+      `import, ${ROWS} CSV rows into an empty library: ${ms(first.ms)} (target < ${ms(TARGET_MS)}: ${first.ms < TARGET_MS ? 'met' : 'MISSED'}) — created ${c.movies} movies, ${c.editions} editions, ${c.copies} copies`,
+    );
+    const again = await post('');
+    console.log(
+      `re-import of the same file: ${ms(again.ms)} — created ${again.result.created.movies}, unchanged ${again.result.unchanged.movies}`,
+    );
+    let json = '';
+    for (const format of ['json', 'csv'] as const) {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${url}/api/export?format=${format}`, { headers: auth });
+        const text = await res.text();
+        times.push(performance.now() - t0);
+        if (format === 'json') json = text;
+        if (i === 2) {
+          console.log(
+            `export ${format}, ${ROWS} movies: best of 3 ${ms(Math.min(...times))} (${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB)`,
+          );
+        }
+      }
+    }
+    // The JSON export restored into a second, empty library.
+    const other = await createServer({
+      ...config,
+      dataDir: otherDir,
+      databaseUrl: `sqlite:${join(otherDir, 'db.sqlite')}`,
+    });
+    try {
+      const otherUrl = await other.listen();
+      const t0 = performance.now();
+      const res = await fetch(`${otherUrl}/api/import`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.apiToken}`, 'content-type': 'application/json' },
+        body: json,
+      });
+      const result = (await res.json()) as ImportResult;
+      if (res.status !== 200)
+        throw new Error(`JSON import answered ${res.status}: ${JSON.stringify(result)}`);
+      console.log(
+        `import of that JSON export into an empty library: ${ms(performance.now() - t0)} — created ${result.created.movies} movies`,
+      );
+    } finally {
+      await other.close();
+    }
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(otherDir, { recursive: true, force: true });
+  }
+}

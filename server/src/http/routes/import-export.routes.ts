@@ -1,0 +1,109 @@
+import multipart from '@fastify/multipart';
+import type { ExportFormat } from '@reelshelf/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { ImportExportService } from '../../services/import-export.service.ts';
+
+/** The largest import accepted (CSV, JSON or an uploaded file): 40 MiB, on this route only. */
+export const IMPORT_BODY_LIMIT = 40 * 1024 * 1024;
+
+const importQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { dry_run: { type: 'boolean', default: false } },
+} as const;
+
+const exportQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { format: { type: 'string', enum: ['json', 'csv'], default: 'json' } },
+} as const;
+
+const ACCEPTED = 'Send text/csv, application/json (a reelshelf export) or multipart/form-data with one file.';
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', {
+    message: `The file is larger than the ${IMPORT_BODY_LIMIT / 1024 / 1024} MiB an import accepts.`,
+    hint: 'Split the file, or import it with the CLI: npx reelshelf import <file>.',
+  });
+}
+
+/** The one file of a multipart upload, read up to the limit (busboy stops at the limit). */
+async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; kind: 'csv' | 'json' | null }> {
+  try {
+    const part = await request.file({ limits: { fileSize: IMPORT_BODY_LIMIT, files: 1, fields: 10 } });
+    if (part === undefined) {
+      throw new AppError('validation_failed', {
+        message: 'The upload holds no file.',
+        hint: ACCEPTED,
+        extra: { field: 'file' },
+      });
+    }
+    const bytes = await part.toBuffer();
+    const name = part.filename.toLowerCase();
+    const kind =
+      part.mimetype.includes('json') || name.endsWith('.json')
+        ? 'json'
+        : part.mimetype.includes('csv') || /\.(csv|tsv|txt)$/.test(name)
+          ? 'csv'
+          : null;
+    return { bytes, kind };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    const code = err instanceof Error && 'code' in err ? String(err.code) : '';
+    if (['FST_REQ_FILE_TOO_LARGE', 'FST_FILES_LIMIT', 'FST_PARTS_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) {
+      throw tooLarge();
+    }
+    throw new AppError('validation_failed', {
+      message: 'The upload could not be read as multipart/form-data.',
+      hint: ACCEPTED,
+    });
+  }
+}
+
+/** POST /api/import (CSV, JSON or an upload; all or nothing) and GET /api/export. */
+export function registerImportExportRoutes(app: FastifyInstance, service: ImportExportService): void {
+  // Own scope: the CSV and multipart parsers and the larger body limit apply to these routes only.
+  app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: IMPORT_BODY_LIMIT, files: 1, fields: 10 } });
+    scope.addContentTypeParser(
+      ['text/csv', 'application/csv'],
+      { parseAs: 'buffer' },
+      (_request, body, done) => done(null, body),
+    );
+    scope.addContentTypeParser('*', (_request, _payload, done) =>
+      done(new AppError('unsupported_media_type', { hint: ACCEPTED }), undefined),
+    );
+
+    scope.post<{ Querystring: { dry_run: boolean } }>(
+      '/api/import',
+      { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: importQuery } },
+      async (request) => {
+        const options = { dryRun: request.query.dry_run };
+        if (request.isMultipart()) {
+          const upload = await readUpload(request);
+          return service.importFile(upload.bytes, upload.kind, options);
+        }
+        const body: unknown = request.body;
+        if (Buffer.isBuffer(body)) return service.importCsv(body, options);
+        if (body === undefined) {
+          throw new AppError('validation_failed', { message: 'The request has no body.', hint: ACCEPTED });
+        }
+        return service.importJson(body, options);
+      },
+    );
+
+    scope.get<{ Querystring: { format: ExportFormat } }>(
+      '/api/export',
+      { schema: { querystring: exportQuery } },
+      async (request, reply) => {
+        const out = await service.export(request.query.format);
+        return reply
+          .type(out.contentType)
+          .header('content-disposition', `attachment; filename="${out.filename}"`)
+          .header('cache-control', 'no-store')
+          .send(out.body);
+      },
+    );
+  });
+}
