@@ -1,10 +1,9 @@
 /**
  * The ffmpeg argv that turns a source file into a playback artifact (an MP4 servable while it is
- * written), the copy-only pass that finalises it, and the progress reader. Pure: no I/O, no spawn.
+ * written, and served as written once finished), and the progress reader. Pure: no I/O, no spawn.
  *
- * Output layout of the first pass: `ftyp`, `moov` (empty: no samples, duration 0), then one
- * `moof`+`mdat` fragment per keyframe or per 2 s of media at most, then `mfra` (a seek index) at
- * the end. `-flush_packets 1` puts each fragment on disk as soon as it is cut, so at any moment the
+ * Output layout: `ftyp`, `moov` (empty: no samples, duration 0), then per keyframe or per 2 s of
+ * media at most a `sidx` index and a `moof`+`mdat` fragment, then `mfra` (a seek index) at the end. `-flush_packets 1` puts each fragment on disk as soon as it is cut, so at any moment the
  * file is a playable MP4 up to its last complete fragment (a reader may see the next one half
  * written). The moov is written only when the first fragment is cut (`delay_moov`: ffmpeg 5.1
  * cannot write an AC-3/E-AC-3 sample entry before it has seen a packet), so the file stays empty
@@ -368,30 +367,5 @@ export function buildArtifactArgs(input: ArtifactInput): string[] {
     '-f',
     'mp4',
     ffmpegPath(input.output),
-  ];
-}
-
-/**
- * The second, copy-only pass: rewrites the finished fragmented artifact `building` as a regular MP4
- * at `final` with its index (`moov`) at the front. Tags (hvc1/dvh1), languages and dispositions are
- * carried over; `-strict experimental` only lets the muxer accept again what the first pass wrote.
- */
-export function buildFinalizeArgs(building: string, final: string): string[] {
-  return [
-    ...COMMON_ARGS,
-    '-y',
-    '-i',
-    ffmpegPath(building),
-    '-map',
-    '0',
-    '-c',
-    'copy',
-    '-strict',
-    'experimental',
-    '-movflags',
-    '+faststart',
-    '-f',
-    'mp4',
-    ffmpegPath(final),
   ];
 }

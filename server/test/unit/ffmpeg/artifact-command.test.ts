@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import {
   ArtifactPlanError,
   buildArtifactArgs,
-  buildFinalizeArgs,
   GROWING_MOVFLAGS,
 } from '../../../src/domain/ffmpeg/artifact-command.ts';
 import type { Capabilities } from '../../../src/domain/media/capabilities.ts';
@@ -384,33 +383,5 @@ describe('buildArtifactArgs: the growing fragmented MP4', () => {
     for (const [label, p, c] of rows) {
       assert.throws(() => build(p, c), ArtifactPlanError, label);
     }
-  });
-});
-
-describe('buildFinalizeArgs', () => {
-  it('rewrites the finished fragmented file as a regular MP4 with its index first, copying everything', () => {
-    assert.deepEqual(buildFinalizeArgs('/data/a.part.mp4', '/data/a.mp4'), [
-      '-hide_banner',
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-nostats',
-      '-progress',
-      'pipe:1',
-      '-y',
-      '-i',
-      '/data/a.part.mp4',
-      '-map',
-      '0',
-      '-c',
-      'copy',
-      '-strict',
-      'experimental',
-      '-movflags',
-      '+faststart',
-      '-f',
-      'mp4',
-      '/data/a.mp4',
-    ]);
   });
 });
