@@ -21,8 +21,8 @@ import {
   itemsFromDocument,
   itemsFromGroups,
   loadSnapshot,
-  parseGenres,
 } from './import-input.ts';
+import { parseGenres } from '../domain/genres.ts';
 import { ImportPlan } from './import-plan.ts';
 
 export interface ImportOptions {

@@ -32,8 +32,8 @@ import {
   type InMovie,
   type Snapshot,
   barcodeKey,
-  parseGenres,
 } from './import-input.ts';
+import { parseGenres } from '../domain/genres.ts';
 import { isWithin } from './library-root.service.ts';
 import { DEFAULT_BINDER_CAPACITY } from './movie.service.ts';
 

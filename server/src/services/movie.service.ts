@@ -8,6 +8,7 @@ import type {
 } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
+import { parseGenres } from '../domain/genres.ts';
 import { normalizeTitle, sortTitle } from '../domain/titles.ts';
 import { AppError, notFound } from '../errors.ts';
 import {
@@ -165,16 +166,6 @@ export class MovieService {
   async delete(id: number): Promise<void> {
     const deleted = await new MovieRepository(this.db).delete(id);
     if (!deleted) throw notFound('movie', id);
-  }
-}
-
-function parseGenres(json: string | null): string[] {
-  if (json === null) return [];
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return Array.isArray(parsed) ? parsed.filter((g): g is string => typeof g === 'string') : [];
-  } catch {
-    return [];
   }
 }
 
