@@ -72,3 +72,11 @@ export const libraryQuery = {
     device: { type: 'string', maxLength: 64 },
   },
 } as const;
+
+/**
+ * For POST routes whose body only carries options: a request with no body at all means "no options"
+ * (`curl -X POST …` must work), so the body is taken as `{}` before validation.
+ */
+export async function emptyBodyIsNoOptions(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

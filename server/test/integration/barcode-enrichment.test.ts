@@ -42,6 +42,15 @@ describe('barcode scan, enrichment, ratings and artwork against fake providers',
     assert.equal(fakes.upc.requests.length, 0, 'no upstream call');
   });
 
+  it('a POST with no body at all means "no options", not a validation error', async () => {
+    const res = await t.api(`/api/barcode/${BARCODES.unknown}`, { method: 'POST' });
+    assert.equal(res.status, 404, 'validated, looked up, and not found');
+    const art = await t.api('/api/artwork/fetch', { method: 'POST' });
+    assert.equal(art.status, 202);
+    const bad = await t.api(`/api/barcode/${BARCODES.unknown}`, jsonBody('POST', { slot: 3 }));
+    assert.equal(bad.status, 400, 'a body that is there is still validated');
+  });
+
   it('unknown code → 404 barcode_not_found', async () => {
     const res = await scan(BARCODES.unknown);
     assert.equal(res.status, 404);

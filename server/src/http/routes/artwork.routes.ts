@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { emptyBodyIsNoOptions } from '../schemas.ts';
 import type { ArtworkService } from '../../services/artwork.service.ts';
 
 const fetchBody = {
@@ -38,7 +39,7 @@ const imageQuery = {
 export function registerArtworkRoutes(app: FastifyInstance, artwork: ArtworkService): void {
   app.post<{ Body: { movie_ids?: number[] } | undefined; Querystring: { wait: boolean } }>(
     '/api/artwork/fetch',
-    { schema: { body: fetchBody, querystring: waitQuery } },
+    { schema: { body: fetchBody, querystring: waitQuery }, preValidation: emptyBodyIsNoOptions },
     async (request, reply) => {
       const jobId = await artwork.start(request.body?.movie_ids ?? null);
       if (request.query.wait) return reply.code(200).send(await artwork.wait(jobId));

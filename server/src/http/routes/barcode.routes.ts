@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { emptyBodyIsNoOptions } from '../schemas.ts';
 import type { BarcodeCreateInput } from '@reelshelf/contract';
 import type { BarcodeService } from '../../services/barcode.service.ts';
 
@@ -30,7 +31,7 @@ export function registerBarcodeRoutes(app: FastifyInstance, barcodes: BarcodeSer
 
   app.post<{ Params: { code: string }; Body: BarcodeCreateInput | undefined }>(
     '/api/barcode/:code',
-    { schema: { params: codeParams, body: createBody } },
+    { schema: { params: codeParams, body: createBody }, preValidation: emptyBodyIsNoOptions },
     async (request, reply) =>
       reply.code(201).send(await barcodes.create(request.params.code, request.body ?? {})),
   );

@@ -1,3 +1,4 @@
+import { importRow } from './rows.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
@@ -8,20 +9,9 @@ import {
 } from '../../../src/domain/import-export/csv-export.ts';
 import { parseCollectionCsv } from '../../../src/domain/import-export/csv-import.ts';
 
-const base: CsvExportRow = {
-  title: '',
-  year: null,
-  tmdbId: null,
-  imdbId: null,
-  edition: null,
-  format: null,
-  barcode: null,
-  binder: null,
-  slot: null,
-  watched: null,
-  hasDigitalStoreA: null,
-  hasDigitalStoreB: null,
-};
+// An export row is an import row without its line number.
+const { line: _line, title: _title, ...empty } = importRow({ line: 0, title: '' });
+const base: CsvExportRow = { title: '', ...empty };
 const r = (fields: Partial<CsvExportRow> & Pick<CsvExportRow, 'title'>): CsvExportRow => ({
   ...base,
   ...fields,

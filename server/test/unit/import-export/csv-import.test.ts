@@ -1,3 +1,4 @@
+import { importRow } from './rows.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CsvImportResult, parseCollectionCsv } from '../../../src/domain/import-export/csv-import.ts';
@@ -15,20 +16,7 @@ function errorsOf(result: CsvImportResult): RowError[] {
   return result.errors;
 }
 
-const row = (fields: Partial<ImportRow> & Pick<ImportRow, 'line' | 'title'>): ImportRow => ({
-  year: null,
-  tmdbId: null,
-  imdbId: null,
-  edition: null,
-  format: null,
-  barcode: null,
-  binder: null,
-  slot: null,
-  watched: null,
-  hasDigitalStoreA: null,
-  hasDigitalStoreB: null,
-  ...fields,
-});
+const row = importRow;
 
 describe('CLZ Movies export', () => {
   // A CLZ export with the user's chosen columns (metadata.md §6.2): quoted everything, one row per copy.

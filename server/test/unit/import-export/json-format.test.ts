@@ -1,3 +1,4 @@
+import { importRow } from './rows.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderCollectionCsv } from '../../../src/domain/import-export/csv-export.ts';
@@ -12,7 +13,7 @@ import {
   renderLibraryExport,
   validateLibraryExport,
 } from '../../../src/domain/import-export/json-format.ts';
-import type { ImportRow, RowError } from '../../../src/domain/import-export/types.ts';
+import type { RowError } from '../../../src/domain/import-export/types.ts';
 
 const emptyMovie: ExportMovie = {
   title: '',
@@ -440,20 +441,7 @@ describe('CSV view of the document', () => {
 });
 
 describe('groupImportRows', () => {
-  const row = (fields: Partial<ImportRow> & Pick<ImportRow, 'line' | 'title'>): ImportRow => ({
-    year: null,
-    tmdbId: null,
-    imdbId: null,
-    edition: null,
-    format: null,
-    barcode: null,
-    binder: null,
-    slot: null,
-    watched: null,
-    hasDigitalStoreA: null,
-    hasDigitalStoreB: null,
-    ...fields,
-  });
+  const row = importRow;
 
   it('joins rows of one movie and one edition, keeps copies and their lines', () => {
     const groups = groupImportRows([
