@@ -5,6 +5,7 @@ import {
   dolbyVisionKey,
   type VideoCapabilities,
 } from '../media/capabilities.ts';
+import { formatDuration } from '../format-duration.ts';
 import type { PlaybackDecision } from './decision-types.ts';
 import type { DeviceProfile } from './device-profile-types.ts';
 import { audioCodecName, channelsLabel, containerName, hdrName, videoCodecName } from './display-names.ts';
@@ -91,14 +92,12 @@ export function displayLabel(caps: Capabilities | null, audioTrack?: number | nu
   return parts.length > 0 ? parts.join(' · ') : containerName(caps.container);
 }
 
-/** '2h 16m', '45m', '1h'; null when the duration is unknown. */
+/**
+ * The file's own length in words ("2 h 16 min", "8 s"); null when the duration is unknown. The one
+ * duration formatter is used, so the API label and the pages never disagree.
+ */
 export function runtimeText(seconds: number | null | undefined): string | null {
-  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return null;
-  const minutes = Math.max(1, Math.round(seconds / 60));
-  const hours = Math.floor(minutes / 60);
-  const rest = minutes % 60;
-  if (hours === 0) return `${rest}m`;
-  return rest === 0 ? `${hours}h` : `${hours}h ${rest}m`;
+  return formatDuration(seconds);
 }
 
 export interface StatusTexts {

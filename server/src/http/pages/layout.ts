@@ -101,11 +101,3 @@ export function copyLocation(copy: PhysicalCopyInfo): string {
   ];
   return parts.filter((p) => p !== '').join(' · ') || 'Location not recorded';
 }
-
-/** "1 h 52 min" / "48 min". */
-export function formatRuntime(minutes: number | null | undefined): string | null {
-  if (minutes === null || minutes === undefined || minutes <= 0) return null;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
-}

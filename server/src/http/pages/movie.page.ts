@@ -1,6 +1,7 @@
 import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
 import { type Html, html, safeUrl } from './html.ts';
-import { badge, copyLocation, formatRuntime } from './layout.ts';
+import { formatMinutes } from '../../domain/format-duration.ts';
+import { badge, copyLocation } from './layout.ts';
 import type { DeviceChoice } from './library.page.ts';
 
 /** Devices whose editions this browser itself plays in a <video> element. */
@@ -112,7 +113,7 @@ export function moviePage(data: MoviePageData): Html {
   const poster = safeUrl(item?.poster_url);
   const backdrop = safeUrl(item?.backdrop_url);
   const runtime =
-    formatRuntime(movie.runtime_minutes) ?? item?.editions[item.default_edition_index]?.runtime_text ?? null;
+    formatMinutes(movie.runtime_minutes) ?? item?.editions[item.default_edition_index]?.runtime_text ?? null;
   const facts = [movie.year === null ? null : String(movie.year), runtime].filter((f) => f !== null);
   const cast = item?.cast_names ?? [];
   const directors = item?.director_names ?? [];

@@ -106,13 +106,15 @@ describe('displayLabel', () => {
 
 describe('runtimeText', () => {
   const cases: [number | null | undefined, string | null][] = [
-    [8160, '2h 16m'],
-    [8164.123, '2h 16m'],
-    [2700, '45m'],
-    [3600, '1h'],
-    [3629, '1h'],
-    [3630, '1h 1m'],
-    [20, '1m'],
+    [8160, '2 h 16 min'],
+    [8164.123, '2 h 16 min'],
+    [2700, '45 min'],
+    [3600, '1 h'],
+    [3629, '1 h'],
+    [3630, '1 h 1 min'],
+    // An 8-second file reads in seconds, not "1m".
+    [8, '8 s'],
+    [20, '20 s'],
     [0, null],
     [-5, null],
     [null, null],
