@@ -1,7 +1,7 @@
-import type { ArtifactIndex } from './edition-presenter.ts';
+import type { ArtifactIndex, ArtifactSourceFile } from './edition-presenter.ts';
 
 /** The source identity an artifact was built from: fingerprint, or size when none was taken. */
-export function sourceKeyOf(file: { fingerprint: string | null; size_bytes: number }): string {
+export function sourceKeyOf(file: Pick<ArtifactSourceFile, 'fingerprint' | 'size_bytes'>): string {
   return file.fingerprint ?? `size-${Number(file.size_bytes)}`;
 }
 
@@ -24,7 +24,7 @@ export class ReadyArtifactIndex implements ArtifactIndex {
     this.ready.delete(ReadyArtifactIndex.key(mediaFileId, device, sourceKey));
   }
 
-  isReady(mediaFileId: number, device: string, sourceKey: string): boolean {
-    return this.ready.has(ReadyArtifactIndex.key(mediaFileId, device, sourceKey));
+  isReady(file: ArtifactSourceFile, device: string): boolean {
+    return this.ready.has(ReadyArtifactIndex.key(file.id, device, sourceKeyOf(file)));
   }
 }

@@ -20,7 +20,6 @@ import {
 import type { LibraryFileRow } from '../repositories/library.repository.ts';
 import type { DeviceProfileService } from './device-profile.service.ts';
 import type { EditionPresenter, PresentedEdition } from './library.service.ts';
-import { sourceKeyOf } from './artifact-index.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
 
 /** What the presenter needs to know about the server beyond the file: policy and tools. */
@@ -32,10 +31,21 @@ export interface PlaybackSettings {
   videoEncoders: string[];
 }
 
-/** Whether a finished playback artifact exists for a file and device (prewarm). */
+/**
+ * Whether a finished playback artifact exists for a file and device (prewarm). The presenter owns
+ * this port and is handed an implementation (services/artifact-index.ts), so it depends on nothing
+ * of the artifact side.
+ */
 export interface ArtifactIndex {
-  /** `sourceKey` names the source content (fingerprint): an artifact of older content does not count. */
-  isReady(mediaFileId: number, device: string, sourceKey: string): boolean;
+  /** Ready for this file's current content: an artifact built from older content does not count. */
+  isReady(file: ArtifactSourceFile, device: string): boolean;
+}
+
+/** What identifies a media file's content for its artifacts. */
+export interface ArtifactSourceFile {
+  id: number;
+  fingerprint: string | null;
+  size_bytes: number;
 }
 
 export const NO_ARTIFACTS: ArtifactIndex = { isReady: () => false };
@@ -116,7 +126,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
       policy: this.settings.policy,
       transcodeAvailable: this.settings.transcodeAvailable,
       encoders: { audio: this.settings.audioEncoders, video: this.settings.videoEncoders },
-      artifactReady: this.artifacts.isReady(file.id, profile.id, sourceKeyOf(file)),
+      artifactReady: this.artifacts.isReady(file, profile.id),
     });
     return { decision, caps };
   }
