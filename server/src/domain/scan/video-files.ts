@@ -99,11 +99,15 @@ const EXTRA_FOLDERS: ReadonlyMap<string, ExtraKind> = new Map<string, ExtraKind>
   ['shorts', 'short'],
   ['featurettes', 'featurette'],
   ['extras', 'extra'],
+  ['extra', 'extra'],
   ['other', 'extra'],
   ['clips', 'clip'],
 ]);
 
-/** Whole base names (`ExtraRuleType.Filename`): `trailer.mkv`, `sample.avi`. */
+/**
+ * Whole base names (`ExtraRuleType.Filename`): `trailer.mkv`, `sample.avi`. Also `<folder name> trailer`
+ * inside that folder (`Heat (1995)/Heat (1995) sample.mkv`): the word follows the film's whole name.
+ */
 const EXTRA_FILE_NAMES: ReadonlyMap<string, ExtraKind> = new Map<string, ExtraKind>([
   ['trailer', 'trailer'],
   ['sample', 'sample'],
@@ -111,18 +115,19 @@ const EXTRA_FILE_NAMES: ReadonlyMap<string, ExtraKind> = new Map<string, ExtraKi
 
 /**
  * Base-name suffixes (`ExtraRuleType.Suffix`), in Jellyfin's rule order. Only trailer and sample accept
- * `.`, `_` and space separators; the others need a hyphen. `-deletedscene` comes before `-deleted` only
- * for readability: both map to the same kind.
+ * `.`, `_` and `- ` separators; the others need a hyphen. A bare space is no separator: `I Live In A
+ * Trailer` and `The DNA Sample` are films whose titles end in a word, not extras. `-deletedscene` comes
+ * before `-deleted` only for readability: both map to the same kind.
  */
 const EXTRA_SUFFIXES: readonly (readonly [string, ExtraKind])[] = [
   ['-trailer', 'trailer'],
   ['.trailer', 'trailer'],
   ['_trailer', 'trailer'],
-  [' trailer', 'trailer'],
+  ['- trailer', 'trailer'],
   ['-sample', 'sample'],
   ['.sample', 'sample'],
   ['_sample', 'sample'],
-  [' sample', 'sample'],
+  ['- sample', 'sample'],
   ['-scene', 'scene'],
   ['-clip', 'clip'],
   ['-interview', 'interview'],
@@ -214,7 +219,8 @@ export function discStructureRoot(relativePath: string): string | null {
 /**
  * The kind of extra a video is, or null when it is a candidate main movie. Rules in Jellyfin's order:
  * an extras folder, the whole base name `trailer`/`sample`, then a suffix (trailing digits ignored, so
- * `-trailer2` counts).
+ * `-trailer2` counts). A word inside or at the end of a title never makes an extra
+ * (`I Live In A Trailer (2011).mkv` is a film).
  *
  * Deviation from Jellyfin, on purpose: any folder of the path counts (so `extras/Disc 2/x.mkv` is an
  * extra), except the first one under the library root, which is the user's own grouping (a top-level
@@ -235,6 +241,11 @@ export function extraKind(relativePath: string): ExtraKind | null {
   const base = baseNameOf(fileName).toLowerCase();
   const byName = EXTRA_FILE_NAMES.get(base);
   if (byName !== undefined) return byName;
+  const parent = segments.at(-2)?.toLowerCase();
+  if (parent !== undefined && base.startsWith(`${parent} `)) {
+    const afterFolderName = EXTRA_FILE_NAMES.get(base.slice(parent.length + 1).replace(/\s*[0-9]+$/, ''));
+    if (afterFolderName !== undefined) return afterFolderName;
+  }
 
   const withoutDigits = base.replace(/[0-9]+$/, '');
   for (const [suffix, kind] of EXTRA_SUFFIXES) {

@@ -90,6 +90,67 @@ describe('extraKind', () => {
   }
 });
 
+describe('extraKind: Jellyfin folder names, singular included', () => {
+  // Jellyfin's ExtraRuleType.DirectoryName list (video): `extra` sits beside `extras`.
+  const table: [string, ExtraKind][] = [
+    ['extra', 'extra'],
+    ['Extra', 'extra'],
+    ['extras', 'extra'],
+    ['other', 'extra'],
+    ['trailers', 'trailer'],
+    ['backdrops', 'theme_video'],
+    ['behind the scenes', 'behind_the_scenes'],
+    ['deleted scenes', 'deleted_scene'],
+    ['interviews', 'interview'],
+    ['scenes', 'scene'],
+    ['samples', 'sample'],
+    ['shorts', 'short'],
+    ['featurettes', 'featurette'],
+    ['clips', 'clip'],
+  ];
+  for (const [folder, kind] of table) {
+    it(`${folder}/ → ${kind}`, () => {
+      assert.equal(extraKind(`300/${folder}/something.mkv`), kind);
+      assert.equal(extraKind(`Movies/300 (2006)/${folder}/whoknows.mp4`), kind);
+    });
+  }
+  it('a folder merely containing the word is no extras folder', () => {
+    assert.equal(extraKind('300/not a scene/something.mkv'), null);
+    assert.equal(extraKind('300/extra stuff/something.mkv'), null);
+    assert.equal(extraKind('Movies/The Big Short/The Big Short.mp4'), null);
+  });
+});
+
+describe('extraKind: a word inside a title never makes an extra', () => {
+  const table: [string, ExtraKind | null][] = [
+    // films whose titles end in (or contain) the word
+    ['I Live In A Trailer.mp4', null],
+    ['I Live In A Trailer (2011).mkv', null],
+    ['I Live In A Trailer (2011)/I Live In A Trailer (2011).mkv', null],
+    ['The DNA Sample.mp4', null],
+    ['Movies/The DNA Sample (2010).mkv', null],
+    ['Trailer Park Boys The Movie (2006).mkv', null],
+    ['stuff trailerthings.mkv', null],
+    ['The Sample Trailer (2019)/The Sample Trailer (2019).mkv', null],
+    // suffixes, whole names and the folder's own name followed by the word
+    ['trailer.mp4', 'trailer'],
+    ['300-trailer.mp4', 'trailer'],
+    ['300.trailer.mp4', 'trailer'],
+    ['300_trailer.mp4', 'trailer'],
+    ['300 - trailer.mp4', 'trailer'],
+    ['300 -trailer2.mp4', 'trailer'],
+    ['sample.mp4', 'sample'],
+    ['300 - sample.mp4', 'sample'],
+    ['300.sample.mp4', 'sample'],
+    ['Heat (1995)/Heat (1995) trailer.mkv', 'trailer'],
+    ['Heat (1995)/Heat (1995) Trailer 2.mkv', 'trailer'],
+    ['Heat (1995)/heat (1995) SAMPLE.mkv', 'sample'],
+  ];
+  for (const [path, expected] of table) {
+    it(`${path} → ${expected}`, () => assert.equal(extraKind(path), expected));
+  }
+});
+
 describe('walker helpers', () => {
   it('finds the folder holding a disc structure', () => {
     assert.equal(discStructureRoot('Movie (2021)/VIDEO_TS/VTS_01_1.VOB'), 'Movie (2021)');
