@@ -11,8 +11,10 @@ export interface Config {
   apiToken: string | null;
   playbackPolicy: 'adaptive' | 'strict';
   transcode: boolean;
-  ffmpegPath: string;
-  ffprobePath: string;
+  /** REELSHELF_FFMPEG; null = search the PATH, then the bundled static build (adapters/media-tools). */
+  ffmpegPath: string | null;
+  /** REELSHELF_FFPROBE; null = search the PATH, then the bundled static build. */
+  ffprobePath: string | null;
   tmdbApiKey: string | null;
   tmdbBaseUrl: string;
   tmdbImageBaseUrl: string;
@@ -92,13 +94,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REELSHELF_API_TOKEN is too short: use at least 16 characters');
   }
   const host = text(env, 'REELSHELF_HOST', '0.0.0.0');
-  const ffmpegPath = text(env, 'REELSHELF_FFMPEG', 'ffmpeg');
-  const ffprobePath = text(env, 'REELSHELF_FFPROBE', 'ffprobe');
+  const ffmpegPath = optional(env, 'REELSHELF_FFMPEG');
+  const ffprobePath = optional(env, 'REELSHELF_FFPROBE');
   for (const [key, value] of [
     ['REELSHELF_FFMPEG', ffmpegPath],
     ['REELSHELF_FFPROBE', ffprobePath],
   ] as const) {
-    if (isAbsolute(value) && !existsSync(value)) {
+    if (value !== null && isAbsolute(value) && !existsSync(value)) {
       throw new ConfigError(`${key}=${value} is not valid: no such file`);
     }
   }

@@ -29,6 +29,7 @@ async function main(): Promise<void> {
       `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`,
     );
   }
+  for (const line of server.services.status.toolLines()) process.stdout.write(`${line}\n`);
   for (const warning of server.services.status.warnings()) process.stdout.write(`warning: ${warning}\n`);
   let stopping = false;
   const stop = (signal: string) => {

@@ -36,7 +36,8 @@ export async function createServer(
   const generated = config.apiToken === null ? secrets.getOrCreate('api-token') : null;
   const apiToken = config.apiToken ?? generated?.value ?? '';
   const database = await openDatabase(config.databaseUrl);
-  const tools = overrides.tools ?? (await detectMediaTools(config.ffmpegPath, config.ffprobePath));
+  const tools =
+    overrides.tools ?? (await detectMediaTools({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath }));
   const playbackKey = secrets.getOrCreate('playback-key').value;
   const services = buildServices({
     config,

@@ -1,20 +1,132 @@
 import { execFile } from 'node:child_process';
+import { accessSync, chmodSync, constants, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+export type MediaToolName = 'ffmpeg' | 'ffprobe';
+/** Where a tool was found: REELSHELF_FFMPEG/REELSHELF_FFPROBE, the PATH, or the npm static build. */
+export type MediaToolSource = 'env' | 'path' | 'bundled';
+
+export interface MediaToolInfo {
+  available: boolean;
+  /** The binary that runs (absolute once found); the configured value or bare name when none answers. */
+  path: string;
+  /** null when no candidate answered. */
+  source: MediaToolSource | null;
+  /** What the binary calls its version: `5.1.9-0+deb12u1`, or `N-47683-g0e8eb07980-static` for a git build. */
+  version: string | null;
+  /** The FFmpeg release its libraries belong to (`5.1`, `4.1`), read from libavcodec's version. */
+  release: string | null;
+}
+
 export interface MediaToolsInfo {
-  ffmpeg: { available: boolean; version: string | null; path: string };
-  ffprobe: { available: boolean; version: string | null; path: string };
+  ffmpeg: MediaToolInfo;
+  ffprobe: MediaToolInfo;
   /** Encoder names ffmpeg reports (libx264, aac, eac3, …); empty when ffmpeg is missing. */
   encoders: string[];
 }
 
-async function versionOf(path: string): Promise<string | null> {
+/** The static builds installed from npm as optional dependencies of server/. */
+const BUNDLED_PACKAGES: Record<MediaToolName, string> = {
+  ffmpeg: '@ffmpeg-installer/ffmpeg',
+  ffprobe: '@ffprobe-installer/ffprobe',
+};
+
+/**
+ * libavcodec version at each FFmpeg release (FFmpeg's RELEASE_NOTES / libavcodec/version.h): a git
+ * snapshot says only `N-47683-g…`, its libavcodec 58.42 says it is 4.1 plus later commits.
+ */
+const RELEASES: readonly [major: number, minor: number, release: string][] = [
+  [57, 48, '3.1'],
+  [57, 64, '3.2'],
+  [57, 89, '3.3'],
+  [57, 107, '3.4'],
+  [58, 18, '4.0'],
+  [58, 35, '4.1'],
+  [58, 54, '4.2'],
+  [58, 91, '4.3'],
+  [58, 134, '4.4'],
+  [59, 18, '5.0'],
+  [59, 37, '5.1'],
+  [60, 3, '6.0'],
+  [60, 31, '6.1'],
+  [61, 3, '7.0'],
+  [61, 19, '7.1'],
+  [62, 11, '8.0'],
+];
+
+/** The newest FFmpeg release at or before this libavcodec version; null when older than 3.1. */
+export function releaseOfLibavcodec(major: number, minor: number): string | null {
+  let found: string | null = null;
+  for (const [relMajor, relMinor, release] of RELEASES) {
+    if (major > relMajor || (major === relMajor && minor >= relMinor)) found = release;
+  }
+  return found;
+}
+
+/** Parses `ffmpeg -version` output: the version word and the release from the libavcodec line. */
+export function parseVersionOutput(stdout: string): { version: string; release: string | null } {
+  const version = /version\s+(\S+)/.exec(stdout)?.[1] ?? 'unknown';
+  const lib = /^libavcodec\s+(\d+)\.\s*(\d+)\./m.exec(stdout);
+  const release = lib === null ? null : releaseOfLibavcodec(Number(lib[1]), Number(lib[2]));
+  return { version, release };
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first `name` in the PATH's folders that is an executable file (what a shell would run). */
+export function findOnPath(name: string, searchPath: string | undefined): string | null {
+  for (const dir of (searchPath ?? '').split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+/**
+ * The static binary of the npm package, through the package's own `path` export; null when the
+ * optional dependency is not installed (other platform, `--omit=optional`). The packages' install
+ * scripts set the executable bit; `npm ci --ignore-scripts` skips them, so it is set here if needed.
+ */
+export function bundledToolPath(name: MediaToolName): string | null {
+  let path: unknown;
+  try {
+    const loaded: unknown = createRequire(import.meta.url)(BUNDLED_PACKAGES[name]);
+    path = typeof loaded === 'object' && loaded !== null && 'path' in loaded ? loaded.path : null;
+  } catch {
+    // The package throws (sometimes a bare string) when its platform binary is absent.
+    return null;
+  }
+  if (typeof path !== 'string') return null;
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    try {
+      chmodSync(path, statSync(path).mode | 0o100);
+    } catch {
+      return null;
+    }
+  }
+  return path;
+}
+
+/** Runs `<tool> -version`; null when it does not start or fails. */
+async function versionOf(path: string): Promise<{ version: string; release: string | null } | null> {
   try {
     const { stdout } = await run(path, ['-hide_banner', '-version'], { timeout: 10_000, maxBuffer: 1 << 20 });
-    const match = /version\s+(\S+)/.exec(stdout);
-    return match?.[1] ?? 'unknown';
+    return parseVersionOutput(stdout);
   } catch {
     return null;
   }
@@ -38,13 +150,57 @@ async function encodersOf(path: string): Promise<string[]> {
   }
 }
 
-/** Finds out once, at start, which media tools exist and what ffmpeg can encode. */
-export async function detectMediaTools(ffmpegPath: string, ffprobePath: string): Promise<MediaToolsInfo> {
-  const [ffmpegVersion, ffprobeVersion] = await Promise.all([versionOf(ffmpegPath), versionOf(ffprobePath)]);
-  const encoders = ffmpegVersion === null ? [] : await encodersOf(ffmpegPath);
-  return {
-    ffmpeg: { available: ffmpegVersion !== null, version: ffmpegVersion, path: ffmpegPath },
-    ffprobe: { available: ffprobeVersion !== null, version: ffprobeVersion, path: ffprobePath },
-    encoders,
-  };
+async function tryCandidate(path: string, source: MediaToolSource): Promise<MediaToolInfo | null> {
+  const found = await versionOf(path);
+  return found === null ? null : { available: true, path, source, ...found };
+}
+
+/**
+ * Finds one tool: the configured value alone when set (a wrong setting is reported, not silently
+ * replaced), else the PATH, else the bundled static build; the first candidate that answers wins.
+ */
+export async function locateMediaTool(
+  name: MediaToolName,
+  configured: string | null,
+  searchPath: string | undefined,
+): Promise<MediaToolInfo> {
+  const missing = (path: string): MediaToolInfo => ({
+    available: false,
+    path,
+    source: null,
+    version: null,
+    release: null,
+  });
+  if (configured !== null) {
+    const path = configured.includes('/')
+      ? resolve(configured)
+      : (findOnPath(configured, searchPath) ?? configured);
+    return (await tryCandidate(path, 'env')) ?? missing(configured);
+  }
+  const onPath = findOnPath(name, searchPath);
+  const fromPath = onPath === null ? null : await tryCandidate(onPath, 'path');
+  if (fromPath !== null) return fromPath;
+  const bundled = bundledToolPath(name);
+  const fromBundle = bundled === null ? null : await tryCandidate(bundled, 'bundled');
+  return fromBundle ?? missing(onPath ?? name);
+}
+
+export interface MediaToolRequest {
+  /** REELSHELF_FFMPEG, or null to search. */
+  ffmpeg: string | null;
+  /** REELSHELF_FFPROBE, or null to search. */
+  ffprobe: string | null;
+  /** The PATH searched (process.env.PATH by default). */
+  searchPath?: string | undefined;
+}
+
+/** Finds out once, at start, which media tools run and what ffmpeg can encode. */
+export async function detectMediaTools(request: MediaToolRequest): Promise<MediaToolsInfo> {
+  const searchPath = 'searchPath' in request ? request.searchPath : process.env.PATH;
+  const [ffmpeg, ffprobe] = await Promise.all([
+    locateMediaTool('ffmpeg', request.ffmpeg, searchPath),
+    locateMediaTool('ffprobe', request.ffprobe, searchPath),
+  ]);
+  const encoders = ffmpeg.available ? await encodersOf(ffmpeg.path) : [];
+  return { ffmpeg, ffprobe, encoders };
 }

@@ -29,6 +29,8 @@ export interface PlaybackSettings {
   /** Codec ids ffmpeg can encode (aac, eac3, h264, …). */
   audioEncoders: string[];
   videoEncoders: string[];
+  /** False when no ffmpeg runs: then even a remux cannot be made. */
+  ffmpegAvailable: boolean;
 }
 
 /**
@@ -125,6 +127,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
       profile,
       policy: this.settings.policy,
       transcodeAvailable: this.settings.transcodeAvailable,
+      ffmpegAvailable: this.settings.ffmpegAvailable,
       encoders: { audio: this.settings.audioEncoders, video: this.settings.videoEncoders },
       artifactReady: this.artifacts.isReady(file, profile.id),
     });

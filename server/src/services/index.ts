@@ -73,11 +73,12 @@ export function buildServices(deps: ServiceDeps): Services {
       transcodeAvailable: status.transcodeAvailable,
       audioEncoders: status.encodableCodecs('audio'),
       videoEncoders: status.encodableCodecs('video'),
+      ffmpegAvailable: status.ffmpegAvailable,
     },
     tokens,
     readyArtifacts,
   );
-  const ffprobe = new FfprobeAdapter({ path: deps.config.ffprobePath });
+  const ffprobe = new FfprobeAdapter({ path: deps.tools.ffprobe.path });
   const fs = new FileSystemAdapter();
   const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
   const jobs = new JobRunner(deps.db, deps.clock);
@@ -148,7 +149,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const artifacts = new ArtifactService({
     db: deps.db,
     jobs,
-    ffmpeg: new FfmpegAdapter(deps.config.ffmpegPath),
+    ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
     transcodeAvailable: status.transcodeAvailable,
     editions,

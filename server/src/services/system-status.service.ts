@@ -1,47 +1,91 @@
-import type { MediaToolsInfo } from '../adapters/media-tools.ts';
+import type { MediaToolInfo, MediaToolName, MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
+import { encodableCodecs, encodingName, missingEncoders } from '../domain/playback/encoders.ts';
 
-/** ffmpeg encoder names and the codec each produces (the decision speaks codec ids). */
-const ENCODER_CODECS: Record<string, { codec: string; kind: 'audio' | 'video' }> = {
-  aac: { codec: 'aac', kind: 'audio' },
-  libfdk_aac: { codec: 'aac', kind: 'audio' },
-  ac3: { codec: 'ac3', kind: 'audio' },
-  eac3: { codec: 'eac3', kind: 'audio' },
-  flac: { codec: 'flac', kind: 'audio' },
-  alac: { codec: 'alac', kind: 'audio' },
-  libopus: { codec: 'opus', kind: 'audio' },
-  libmp3lame: { codec: 'mp3', kind: 'audio' },
-  libx264: { codec: 'h264', kind: 'video' },
-  libx265: { codec: 'hevc', kind: 'video' },
-  'libvpx-vp9': { codec: 'vp9', kind: 'video' },
-  libsvtav1: { codec: 'av1', kind: 'video' },
-  'libaom-av1': { codec: 'av1', kind: 'video' },
+const SOURCE_WORDS: Record<NonNullable<MediaToolInfo['source']>, string> = {
+  env: 'set by REELSHELF_',
+  path: 'found on the PATH',
+  bundled: 'the static build bundled from npm',
 };
+
+/** One tool as /api/health shows it. */
+export interface MediaToolReport {
+  available: boolean;
+  path: string;
+  source: MediaToolInfo['source'];
+  version: string | null;
+  release: string | null;
+  /** Conversions this build cannot make, as sentences ("no AV1 encoding (libsvtav1)"). */
+  lacks: string[];
+}
 
 /** What is switched off or missing, said once for /library's system_warning and /api/health. */
 export class SystemStatusService {
+  private readonly encodable: { audio: string[]; video: string[] };
+
   constructor(
     private readonly config: Config,
     private readonly tools: MediaToolsInfo,
-  ) {}
-
-  /** Whether video may be re-encoded: allowed by config and an H.264 encoder exists. */
-  get transcodeAvailable(): boolean {
-    return this.config.transcode && this.tools.ffmpeg.available && this.tools.encoders.includes('libx264');
+  ) {
+    this.encodable = encodableCodecs(tools.ffmpeg.available ? tools.encoders : []);
   }
 
-  /** Codec ids ffmpeg can encode, of one kind. */
+  /** Whether video may be re-encoded: allowed by config and ffmpeg has an encoder for some video codec. */
+  get transcodeAvailable(): boolean {
+    return this.config.transcode && this.tools.ffmpeg.available && this.encodable.video.length > 0;
+  }
+
+  get ffmpegAvailable(): boolean {
+    return this.tools.ffmpeg.available;
+  }
+
+  /** Codec ids ffmpeg can encode, of one kind (the decision's `encoders` input). */
   encodableCodecs(kind: 'audio' | 'video'): string[] {
-    const out = new Set<string>();
-    for (const name of this.tools.ffmpeg.available ? this.tools.encoders : []) {
-      const entry = ENCODER_CODECS[name];
-      if (entry !== undefined && entry.kind === kind) out.add(entry.codec);
-    }
-    return [...out].sort();
+    return [...this.encodable[kind]];
   }
 
   get mediaTools(): MediaToolsInfo {
     return this.tools;
+  }
+
+  /** "bundled ffmpeg 4.1", "ffmpeg 5.1" — how a person names the build in use. */
+  private toolName(name: MediaToolName): string {
+    const tool = this.tools[name];
+    const release = tool.release === null ? '' : ` ${tool.release}`;
+    return `${tool.source === 'bundled' ? 'bundled ' : ''}${name}${release}`;
+  }
+
+  /** The conversions the ffmpeg in use cannot make, as short phrases. */
+  private ffmpegLacks(): string[] {
+    if (!this.tools.ffmpeg.available) return [];
+    return missingEncoders(this.tools.encoders).map((missing) => `no ${encodingName(missing)}`);
+  }
+
+  toolReport(name: MediaToolName): MediaToolReport {
+    const tool = this.tools[name];
+    return {
+      available: tool.available,
+      path: tool.path,
+      source: tool.source,
+      version: tool.version,
+      release: tool.release,
+      lacks: name === 'ffmpeg' ? this.ffmpegLacks() : [],
+    };
+  }
+
+  /** One start-up line per tool: which binary, where it came from, its version. */
+  toolLines(): string[] {
+    return (['ffprobe', 'ffmpeg'] as const).map((name) => {
+      const tool = this.tools[name];
+      if (!tool.available) return `${name}: not found (tried ${tool.path})`;
+      const from =
+        tool.source === 'env'
+          ? `${SOURCE_WORDS.env}${name.toUpperCase()}`
+          : SOURCE_WORDS[tool.source ?? 'path'];
+      return `${name}: ${tool.path} (${from}), version ${tool.version ?? 'unknown'}${
+        tool.release === null ? '' : ` (FFmpeg ${tool.release})`
+      }`;
+    });
   }
 
   warnings(): string[] {
@@ -51,10 +95,22 @@ export class SystemStatusService {
     }
     if (!this.tools.ffmpeg.available) {
       out.push('ffmpeg not found: nothing can be remuxed or converted; only direct play works.');
-    } else if (!this.config.transcode) {
-      out.push('Video transcoding is off (REELSHELF_TRANSCODE=off).');
-    } else if (!this.tools.encoders.includes('libx264')) {
-      out.push('ffmpeg has no H.264 encoder (libx264): video cannot be transcoded.');
+    } else {
+      const lacks = this.ffmpegLacks();
+      if (lacks.length > 0) {
+        const fix =
+          this.tools.ffmpeg.source === 'bundled'
+            ? "install Debian's ffmpeg for it (apt-get install ffmpeg)"
+            : 'a full ffmpeg build has them (REELSHELF_FFMPEG points to one)';
+        out.push(`${this.toolName('ffmpeg')}: ${lacks.join(', ')}; ${fix}.`);
+      }
+      if (!this.config.transcode) {
+        out.push('Video transcoding is off (REELSHELF_TRANSCODE=off).');
+      } else if (this.encodable.video.length === 0) {
+        out.push(
+          'ffmpeg has no video encoder reelshelf uses (libx264, libx265, libsvtav1): video cannot be transcoded.',
+        );
+      }
     }
     if (this.config.tmdbApiKey === null) {
       out.push('No TMDb key (REELSHELF_TMDB_API_KEY): metadata enrichment is off.');

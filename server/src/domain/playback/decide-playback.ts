@@ -6,8 +6,9 @@
  * 2. Each axis (video, audio, container, subtitle) yields reasons tagged with a fix class.
  * 3. When anything must change, the MP4 artifact is checked too (MP4 carries no PGS, no PCM…).
  * 4. State = cheapest ladder step fixing every reason: direct → remux → adaptive → transcode.
- * 5. Gates: transcoding off or no encoder → strict_incompatible; policy `strict` plays only direct
- *    (or a ready artifact).
+ * 5. Gates: no ffmpeg, transcoding off or no encoder for any target → strict_incompatible, with a
+ *    hint naming what is missing (a decision never promises a conversion the ffmpeg in use cannot
+ *    make); policy `strict` plays only direct (or a ready artifact).
  */
 import {
   type AudioCapabilities,
@@ -51,6 +52,7 @@ import type {
 import type { DeviceProfile, VideoTarget } from './device-profile-types.ts';
 import { findAudioRule, findVideoRule, listAllows, ruleAllowsContainer } from './device-profiles.ts';
 import { audioCodecName, containerName, videoCodecName } from './display-names.ts';
+import { noEncoderHint } from './encoders.ts';
 import { audioTrackName } from './labels.ts';
 
 export type * from './decision-types.ts';
@@ -270,6 +272,16 @@ interface PlanResult {
 }
 
 const TRANSCODING_OFF = 'Transcoding is off (REELSHELF_TRANSCODE=off), so the video cannot be converted.';
+const NO_FFMPEG =
+  'ffmpeg is not installed, so this file cannot be converted; only files that need no conversion play. ' +
+  'Install ffmpeg (apt-get install ffmpeg) or point REELSHELF_FFMPEG at one.';
+
+/** No target of the device's list can be encoded by the ffmpeg in use: say which encoders it lacks. */
+function noEncoder(ctx: Context, kind: 'audio' | 'video'): string {
+  const targets = kind === 'video' ? ctx.profile.conversion.video : ctx.profile.conversion.audio;
+  const codecs = targets.map((target) => target.codec);
+  return `ffmpeg cannot encode any ${kind} format this device plays. ${noEncoderHint(kind, codecs, ctx.device)}`;
+}
 
 /** The artifact plan; null only when ffmpeg lacks an encoder it needs (then `blockedBy` says which). */
 function buildPlan(
@@ -279,19 +291,18 @@ function buildPlan(
   subtitle: ArtifactSubtitle,
   reasons: Reason[],
 ): PlanResult {
+  // Even a remux runs ffmpeg: without it nothing but the file itself plays.
+  if (ctx.input.ffmpegAvailable === false) return { plan: null, blockedBy: NO_FFMPEG };
   const track = direct.audio.track;
   let audio: PlaybackPlan['audio'] = track === null ? 'none' : 'copy';
   if (track !== null && needsAudioConversion(reasons)) {
     const target = ctx.audioTarget(track);
-    if (target === null)
-      return { plan: null, blockedBy: 'ffmpeg cannot encode any audio format this device plays.' };
+    if (target === null) return { plan: null, blockedBy: noEncoder(ctx, 'audio') };
     audio = target;
   }
   let video: PlaybackPlan['video'] = 'copy';
   if (state === 'transcode') {
-    if (ctx.videoTarget === null) {
-      return { plan: null, blockedBy: 'ffmpeg cannot encode any video format this device plays.' };
-    }
+    if (ctx.videoTarget === null) return { plan: null, blockedBy: noEncoder(ctx, 'video') };
     const burnSubtitle = subtitle.plan.mode === 'burn_in' ? subtitle.plan.track : null;
     const extra = { burnSubtitle, maxBitrateBps: ctx.input.maxBitrateBps };
     video = videoEncodePlan(ctx.video, ctx.videoTarget, ctx.profile, extra);

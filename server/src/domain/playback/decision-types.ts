@@ -19,7 +19,12 @@ export interface PlaybackInput {
   policy: PlaybackPolicy;
   /** REELSHELF_TRANSCODE=on and ffmpeg present. */
   transcodeAvailable: boolean;
-  /** Codec ids ffmpeg can encode (`aac`, `eac3`, `h264`…, not encoder names); absent = all. */
+  /** Whether any ffmpeg runs at all (a remux needs one too); absent = yes. */
+  ffmpegAvailable?: boolean;
+  /**
+   * Codec ids the ffmpeg in use can encode (`aac`, `eac3`, `h264`…, not encoder names; see
+   * encoders.ts `encodableCodecs`); absent = all. A target outside this list is skipped for the next.
+   */
   encoders?: { audio: string[]; video?: string[] };
   /** A prewarmed artifact for this file and device is complete: it plays under any policy. */
   artifactReady?: boolean;

@@ -8,8 +8,8 @@ export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusS
     status: 'ok',
     contract_version: CONTRACT_VERSION,
     contract_hash: CONTRACT_HASH,
-    ffmpeg: { available: status.mediaTools.ffmpeg.available, version: status.mediaTools.ffmpeg.version },
-    ffprobe: { available: status.mediaTools.ffprobe.available, version: status.mediaTools.ffprobe.version },
+    ffmpeg: status.toolReport('ffmpeg'),
+    ffprobe: status.toolReport('ffprobe'),
     transcode_available: status.transcodeAvailable,
     warnings: status.warnings(),
   }));
