@@ -1,4 +1,6 @@
-import { open, realpath, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 
 export interface FileStat {
   sizeBytes: number;
@@ -48,5 +50,22 @@ export class FileSystemAdapter {
     } finally {
       await handle?.close();
     }
+  }
+
+  /** Names of the entries of a folder, or null when it cannot be read. */
+  async list(dir: string): Promise<string[] | null> {
+    try {
+      return await readdir(dir);
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Opens a file for reading, optionally a byte range (both ends inclusive). Callers pass a path
+   * already checked (MediaPathService for media, DataStore for the data dir).
+   */
+  openRead(path: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(path, range === undefined ? {} : { start: range.start, end: range.end });
   }
 }

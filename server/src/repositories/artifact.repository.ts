@@ -104,6 +104,13 @@ export class ArtifactRepository {
       .execute();
   }
 
+  /** Every artifact key, whatever its status (the files the artifacts area may hold). */
+  async allKeys(): Promise<string[]> {
+    return (await this.db.selectFrom('artifacts').select('artifact_key').execute()).map(
+      (r) => r.artifact_key,
+    );
+  }
+
   async delete(key: string): Promise<void> {
     await this.db.deleteFrom('artifacts').where('artifact_key', '=', key).execute();
   }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { DataStore } from '../adapters/data-store.ts';
 import type { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import type { Db } from '../db/database.ts';
 import { buildArtifactArgs, ProgressParser } from '../domain/ffmpeg/artifact-command.ts';
@@ -39,7 +38,9 @@ export interface ArtifactDeps {
   paths: MediaPathService;
   index: ReadyArtifactIndex;
   clock: Clock;
-  dir: string;
+  /** Artifacts live in its `artifacts` area. */
+  store: DataStore;
+  /** REELSHELF_ARTIFACT_CACHE_MB in bytes: the bound of the area's size on disk. */
   cacheBytes: number;
 }
 
@@ -65,7 +66,6 @@ export function artifactKey(sourceKey: string, device: string, plan: PlaybackPla
  */
 export class ArtifactService {
   constructor(private readonly deps: ArtifactDeps) {
-    mkdirSync(deps.dir, { recursive: true });
     deps.jobs.register<ArtifactPayload>('artifact', {
       concurrency: 1,
       run: (ctx) => this.build(ctx),
@@ -73,19 +73,30 @@ export class ArtifactService {
     });
   }
 
-  /** Loads the ready set into memory (start-up). */
+  /**
+   * Start-up: loads the ready set into memory and removes files of the area no artifact row names
+   * (left by a crash or by rows deleted with their media file), so the size bound counts only what
+   * can be evicted.
+   */
   async load(): Promise<void> {
-    for (const row of await new ArtifactRepository(this.deps.db).readyByAge()) {
+    const repo = new ArtifactRepository(this.deps.db);
+    for (const row of await repo.readyByAge()) {
       this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
+    }
+    await this.deps.store.ensure('artifacts');
+    const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
+    for (const name of await this.deps.store.list('artifacts')) {
+      if (!known.has(name)) await this.deps.store.remove('artifacts', name);
     }
   }
 
+  /** Where ffmpeg writes a build (a growing file that streams may already read). */
   partPath(key: string): string {
-    return join(this.deps.dir, `${key}.part.mp4`);
+    return this.deps.store.resolve('artifacts', partName(key));
   }
 
   finalPath(key: string): string {
-    return join(this.deps.dir, `${key}.mp4`);
+    return this.deps.store.resolve('artifacts', finalName(key));
   }
 
   async needs(fileId: number, device: string): Promise<Needs> {
@@ -122,7 +133,7 @@ export class ArtifactService {
       return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
     }
     if (row.status === 'ready') {
-      if (existsFile(row.path)) return { status: 'ready', artifact: row };
+      if (await this.present(row)) return { status: 'ready', artifact: row };
       return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
     }
     if (row.status === 'cancelled') return { status: 'cancelled' };
@@ -216,8 +227,8 @@ export class ArtifactService {
     const plan = JSON.parse(row.plan_json) as PlaybackPlan;
     const capabilities = this.deps.editions.capabilitiesOf(file);
     if (capabilities === null) throw new Error('the file has not been analysed');
+    await this.deps.store.ensure('artifacts');
     const part = this.partPath(key);
-    const final = this.finalPath(key);
     const progress = new ProgressParser(capabilities.duration_seconds);
     ctx.progress(0, 1000);
     try {
@@ -228,8 +239,7 @@ export class ArtifactService {
           ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
         },
       });
-      renameSync(part, final);
-      const size = statSync(final).size;
+      const size = (await this.deps.store.commit('artifacts', partName(key), finalName(key))).sizeBytes;
       const now = isoNow(this.deps.clock);
       await repo.finish(key, 'ready', { size_bytes: size, now });
       this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
@@ -237,7 +247,7 @@ export class ArtifactService {
       await this.evict(key);
       return { key, size_bytes: size };
     } catch (err) {
-      rmSync(part, { force: true });
+      await this.deps.store.remove('artifacts', partName(key));
       const now = isoNow(this.deps.clock);
       if (ctx.signal.aborted) {
         const shutdown = !(
@@ -258,33 +268,53 @@ export class ArtifactService {
     const repo = new ArtifactRepository(this.deps.db);
     const row = await repo.getByJob(job.id);
     if (row === undefined) return;
-    rmSync(this.partPath(row.artifact_key), { force: true });
+    await this.deps.store.remove('artifacts', partName(row.artifact_key));
     await repo.finish(row.artifact_key, 'failed', {
       now: isoNow(this.deps.clock),
       error: 'interrupted: the server stopped during the build',
     });
   }
 
-  /** Removes the least recently streamed artifacts until the cache fits its bound (never `keep`). */
+  /**
+   * Removes the least recently streamed artifacts until the area fits its bound (never `keep`).
+   * The size is what the area holds on disk, measured by the storage adapter, not the sum the rows
+   * remember: a file that grew, or one no row knows, still counts.
+   */
   private async evict(keep: string): Promise<void> {
     const repo = new ArtifactRepository(this.deps.db);
     const rows = await repo.readyByAge();
-    let total = rows.reduce((sum, r) => sum + Number(r.size_bytes), 0);
+    let total = (await this.deps.store.usage('artifacts')).bytes;
     for (const row of rows) {
       if (total <= this.deps.cacheBytes) break;
       if (row.artifact_key === keep) continue;
-      rmSync(row.path, { force: true });
+      await this.removeFile(row);
       await repo.delete(row.artifact_key);
       this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
       total -= Number(row.size_bytes);
     }
   }
+
+  /** The area-relative name of a row's file; null for a path outside the area (never touched). */
+  private nameOf(row: ArtifactRow): string | null {
+    return this.deps.store.locate('artifacts', row.path);
+  }
+
+  private async present(row: ArtifactRow): Promise<boolean> {
+    const name = this.nameOf(row);
+    if (name === null) return false;
+    return (await this.deps.store.stat('artifacts', name).catch(() => null)) !== null;
+  }
+
+  private async removeFile(row: ArtifactRow): Promise<void> {
+    const name = this.nameOf(row);
+    if (name !== null) await this.deps.store.remove('artifacts', name);
+  }
 }
 
-function existsFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+function partName(key: string): string {
+  return `${key}.part.mp4`;
+}
+
+function finalName(key: string): string {
+  return `${key}.mp4`;
 }

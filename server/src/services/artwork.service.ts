@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArtworkJob } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { ByteRange, DataStore, StoredFile } from '../adapters/data-store.ts';
+import type { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { ImageDownloader } from '../adapters/image-downloader.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { JobContext, JobRunner } from '../jobs/job-runner.ts';
 import { type ArtworkKind, ArtworkRepository, type ArtworkRow } from '../repositories/artwork.repository.ts';
+import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
+import { isWithin } from './library-root.service.ts';
+import type { MediaPathService } from './media-path.service.ts';
 
 /** Widths served by `?w=`; a request is rounded up to the next one so the cache stays small. */
 export const ARTWORK_WIDTHS = [92, 154, 185, 342, 500, 780, 1280] as const;
@@ -27,8 +31,9 @@ export type ArtworkReport = NonNullable<ArtworkJob['report']>;
 
 export interface ServedImage {
   path: string;
-  /** Opens the image for reading (the route streams it). */
-  open(): Readable;
+  sizeBytes: number;
+  /** Opens the image for reading (the route streams it), whole or a byte range. */
+  open(range?: ByteRange): Readable;
   etag: string;
   lastModified: Date;
   contentType: string;
@@ -36,6 +41,16 @@ export interface ServedImage {
 
 interface ArtworkPayload {
   movieIds: number[] | null;
+}
+
+/**
+ * Where images are read and written: downloads and resized copies in the data dir's `artwork`
+ * area (the storage adapter), local images beside the media (inside a library root, checked).
+ */
+export interface ArtworkFiles {
+  store: DataStore;
+  fs: FileSystemAdapter;
+  paths: MediaPathService;
 }
 
 /**
@@ -49,7 +64,7 @@ export class ArtworkService {
     private readonly jobs: JobRunner,
     private readonly downloader: ImageDownloader,
     private readonly clock: Clock,
-    private readonly dir: string,
+    private readonly files: ArtworkFiles,
     private readonly tmdbImageBase: string,
   ) {
     jobs.register<ArtworkPayload>('artwork', { concurrency: 1, run: (ctx) => this.run(ctx) });
@@ -121,7 +136,8 @@ export class ArtworkService {
     const state = row === undefined ? 'none' : kind === 'poster' ? row.poster_state : row.backdrop_state;
     const path = row === undefined ? null : kind === 'poster' ? row.poster_path : row.backdrop_path;
     if (source === null || !source.startsWith('tmdb:')) return { kind: 'unchanged' };
-    if (state === 'ready' && path !== null && existsSync(path)) return { kind: 'unchanged' };
+    if (state === 'ready' && path !== null && (await this.downloaded(path)) !== null)
+      return { kind: 'unchanged' };
     const filePath = source.slice('tmdb:'.length);
     if (!TMDB_PATH.test(filePath)) {
       await repo.setImage(
@@ -135,10 +151,11 @@ export class ArtworkService {
     }
     try {
       const image = await this.downloader.download(`${this.tmdbImageBase}/original${filePath}`);
-      const target = join(this.dir, String(movieId), `${kind}${filePath.slice(filePath.lastIndexOf('.'))}`);
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, image.bytes);
-      await repo.setImage(movieId, kind, { state: 'ready', source, path: target }, now, null);
+      const name = `${movieId}/${kind}${filePath.slice(filePath.lastIndexOf('.'))}`;
+      await this.files.store.writeAtomic('artwork', name, image.bytes);
+      // The path as the data dir names it (not its real path), so `locate` finds it again.
+      const path = this.files.store.resolve('artwork', name);
+      await repo.setImage(movieId, kind, { state: 'ready', source, path }, now, null);
       return { kind: 'downloaded' };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -149,22 +166,19 @@ export class ArtworkService {
 
   /** A poster/backdrop file beside one of the movie's media files, if any. */
   private async localImage(movieId: number, kind: ArtworkKind): Promise<string | null> {
-    const folders = new Set(
-      (await new ArtworkRepository(this.db).mediaFolders(movieId)).map((f) =>
-        dirname(join(f.root_path, f.relative_path)),
-      ),
-    );
-    for (const folder of folders) {
-      let entries: string[];
-      try {
-        entries = readdirSync(folder);
-      } catch {
-        continue;
-      }
+    const folders = new Map<string, { root: string; folder: string }>();
+    for (const f of await new ArtworkRepository(this.db).mediaFolders(movieId)) {
+      const folder = dirname(f.relative_path);
+      folders.set(join(f.root_path, folder), { root: f.root_path, folder });
+    }
+    for (const { root, folder } of folders.values()) {
+      const real = await this.files.paths.resolveInsideRoot(root, folder).catch(() => null);
+      const entries = real === null ? null : await this.files.fs.list(real);
+      if (real === null || entries === null) continue;
       const byLower = new Map(entries.map((e) => [e.toLowerCase(), e]));
       for (const name of LOCAL_NAMES[kind]) {
         const found = byLower.get(name);
-        if (found !== undefined) return join(folder, found);
+        if (found !== undefined) return join(real, found);
       }
     }
     return null;
@@ -187,44 +201,69 @@ export class ArtworkService {
     const row = await new ArtworkRepository(this.db).get(movieId);
     const path = row === undefined ? null : kind === 'poster' ? row.poster_path : row.backdrop_path;
     const state = row === undefined ? 'none' : kind === 'poster' ? row.poster_state : row.backdrop_state;
-    if (state !== 'ready' || path === null || !existsSync(path)) {
+    const original = state !== 'ready' || path === null ? null : await this.readable(path);
+    if (original === null) {
       throw new AppError('not_found', {
         message: `Movie ${movieId} has no ${kind}.`,
         hint: 'POST /api/artwork/fetch fetches artwork.',
       });
     }
-    if (width === undefined) return this.served(path);
+    if (width === undefined) return served(original);
     const target = ARTWORK_WIDTHS.find((w) => w >= width) ?? ARTWORK_WIDTHS[ARTWORK_WIDTHS.length - 1];
     if (width < 1 || target === undefined) throw validationFailed('w', 'must be a positive width in pixels');
-    const resized = join(
-      this.dir,
-      String(movieId),
-      `${kind}-w${target}-${createHash('sha1')
-        .update(path)
-        .update(String(statSync(path).mtimeMs))
-        .digest('hex')
-        .slice(0, 8)}.jpg`,
-    );
-    if (!existsSync(resized)) {
-      mkdirSync(dirname(resized), { recursive: true });
-      const bytes = await sharp(path)
-        .resize({ width: target, withoutEnlargement: true })
-        .jpeg({ quality: 82 })
-        .toBuffer();
-      writeFileSync(resized, bytes);
-    }
-    return this.served(resized);
+    const resized = `${movieId}/${kind}-w${target}-${createHash('sha1')
+      .update(path ?? '')
+      .update(String(original.mtimeMs))
+      .digest('hex')
+      .slice(0, 8)}.jpg`;
+    const cached = await this.files.store.stat('artwork', resized);
+    if (cached !== null) return served(cached);
+    const bytes = await sharp(original.path)
+      .resize({ width: target, withoutEnlargement: true })
+      .jpeg({ quality: 82 })
+      .toBuffer();
+    // Written whole then renamed: a request racing this one reads the old state or the full image.
+    return served(await this.files.store.writeAtomic('artwork', resized, bytes));
   }
 
-  private served(path: string): ServedImage {
-    const stat = statSync(path);
-    const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  /** A downloaded image (in the artwork area), or null when the path is elsewhere or gone. */
+  private async downloaded(path: string): Promise<StoredFile | null> {
+    const name = this.files.store.locate('artwork', path);
+    return name === null ? null : this.files.store.stat('artwork', name).catch(() => null);
+  }
+
+  /**
+   * The image file a stored path names, opened only where images may live: the artwork area, or a
+   * library root (a local poster beside the media, checked with symlinks resolved). Null otherwise.
+   */
+  private async readable(path: string): Promise<StoredFile | null> {
+    const inArea = await this.downloaded(path);
+    if (inArea !== null || this.files.store.locate('artwork', path) !== null) return inArea;
+    const roots = await new LibraryRootRepository(this.db).list();
+    const root = roots.find((r) => isWithin(r.path, path));
+    if (root === undefined) return null;
+    const real = await this.files.paths
+      .resolveInsideRoot(root.path, relative(root.path, path))
+      .catch(() => null);
+    const stat = real === null ? null : await this.files.fs.stat(real);
+    if (real === null || stat === null || !stat.isFile) return null;
     return {
-      path,
-      open: () => createReadStream(path),
-      etag: `"${createHash('sha1').update(`${path}|${stat.size}|${stat.mtimeMs}`).digest('hex').slice(0, 20)}"`,
-      lastModified: stat.mtime,
-      contentType: ext === 'png' ? 'image/png' : ext === 'webp' ? 'image/webp' : 'image/jpeg',
+      path: real,
+      sizeBytes: stat.sizeBytes,
+      mtimeMs: stat.mtimeMs,
+      read: (range) => this.files.fs.openRead(real, range),
     };
   }
+}
+
+function served(file: StoredFile): ServedImage {
+  const ext = file.path.slice(file.path.lastIndexOf('.') + 1).toLowerCase();
+  return {
+    path: file.path,
+    sizeBytes: file.sizeBytes,
+    open: (range) => file.read(range),
+    etag: `"${createHash('sha1').update(`${file.path}|${file.sizeBytes}|${file.mtimeMs}`).digest('hex').slice(0, 20)}"`,
+    lastModified: new Date(file.mtimeMs),
+    contentType: ext === 'png' ? 'image/png' : ext === 'webp' ? 'image/webp' : 'image/jpeg',
+  };
 }

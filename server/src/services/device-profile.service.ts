@@ -1,5 +1,3 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   type DeviceProfile,
   listDeviceProfiles,
@@ -7,40 +5,44 @@ import {
 } from '../domain/playback/device-profiles.ts';
 import { AppError } from '../errors.ts';
 
+/** A user profile file as read from `<data dir>/devices` (or why it could not be read). */
+export type DeviceProfileFile = { name: string; text: string } | { name: string; error: string };
+
 /**
  * The device profiles clients may name: the built-in six plus any the user adds as JSON files in
- * `<data dir>/devices/*.json` (validated at start; a bad file is reported, not fatal).
+ * `<data dir>/devices/*.json` (read at start by the storage adapter, validated here; a bad file is
+ * reported, not fatal).
  */
 export class DeviceProfileService {
   private readonly profiles = new Map<string, DeviceProfile>();
   readonly problems: string[] = [];
 
-  constructor(dataDir: string | null) {
+  constructor(userFiles: readonly DeviceProfileFile[] = []) {
     for (const p of listDeviceProfiles()) this.profiles.set(p.id, p);
-    if (dataDir !== null) this.loadUserProfiles(join(dataDir, 'devices'));
+    for (const file of userFiles) this.addUserProfile(file);
   }
 
-  private loadUserProfiles(dir: string): void {
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir)
-      .filter((n) => n.endsWith('.json'))
-      .sort()) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(readFileSync(join(dir, name), 'utf8'));
-      } catch (err) {
-        this.problems.push(
-          `devices/${name}: not valid JSON (${err instanceof Error ? err.message : String(err)})`,
-        );
-        continue;
-      }
-      const check = validateDeviceProfile(parsed);
-      if (!check.ok) {
-        this.problems.push(`devices/${name}: ${check.errors.slice(0, 3).join('; ')}`);
-        continue;
-      }
-      this.profiles.set(check.profile.id, check.profile);
+  private addUserProfile(file: DeviceProfileFile): void {
+    const name = file.name;
+    if ('error' in file) {
+      this.problems.push(`devices/${name}: not readable (${file.error})`);
+      return;
     }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(file.text);
+    } catch (err) {
+      this.problems.push(
+        `devices/${name}: not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      );
+      return;
+    }
+    const check = validateDeviceProfile(parsed);
+    if (!check.ok) {
+      this.problems.push(`devices/${name}: ${check.errors.slice(0, 3).join('; ')}`);
+      return;
+    }
+    this.profiles.set(check.profile.id, check.profile);
   }
 
   ids(): string[] {

@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import type { Clock } from '../adapters/clock.ts';
+import { DataStore } from '../adapters/data-store.ts';
 import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
@@ -63,7 +63,8 @@ export interface ServiceDeps {
 
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
-  const devices = new DeviceProfileService(deps.config.dataDir);
+  const store = new DataStore(deps.config.dataDir);
+  const devices = new DeviceProfileService(store.readTextFilesSync('devices', '.json', 1024 * 1024));
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
   const readyArtifacts = new ReadyArtifactIndex();
   const editions = new PlaybackEditionPresenter(
@@ -80,6 +81,7 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const ffprobe = new FfprobeAdapter({ path: deps.tools.ffprobe.path });
   const fs = new FileSystemAdapter();
+  const paths = new MediaPathService(fs);
   const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
   const jobs = new JobRunner(deps.db, deps.clock);
   const providers = createProviders(deps.config, {
@@ -91,7 +93,7 @@ export function buildServices(deps: ServiceDeps): Services {
     jobs,
     new ImageDownloader(),
     deps.clock,
-    join(deps.config.dataDir, 'artwork'),
+    { store, fs, paths },
     deps.config.tmdbImageBaseUrl,
   );
   const enrichment = new EnrichmentService(
@@ -145,7 +147,6 @@ export function buildServices(deps: ServiceDeps): Services {
     }
     return jobId;
   });
-  const paths = new MediaPathService(fs);
   const artifacts = new ArtifactService({
     db: deps.db,
     jobs,
@@ -157,7 +158,7 @@ export function buildServices(deps: ServiceDeps): Services {
     paths,
     index: readyArtifacts,
     clock: deps.clock,
-    dir: join(deps.config.dataDir, 'artifacts'),
+    store,
     cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
   });
   return {
