@@ -1,6 +1,7 @@
 /**
- * HTTP byte ranges (RFC 9110 §14), pure: parse `Range`, judge `If-Range`, format `Content-Range`,
- * pick a `Content-Type` for a container and make strong ETags. No I/O; the stream route uses these.
+ * HTTP byte ranges (RFC 9110 §14), pure: parse `Range`, format `Content-Range`, pick a
+ * `Content-Type` for a container and make strong ETags. No I/O; the byte-serving routes use these.
+ * Whether a Range is honoured at all (method, If-Range) is decided in http-conditional.ts.
  */
 import { createHash } from 'node:crypto';
 
@@ -22,12 +23,22 @@ export type RangeResult =
 type RangeSpec = { type: 'int'; first: number; last: number | null } | { type: 'suffix'; length: number };
 
 const DIGITS = /^\d+$/;
+const MAX_POSITION = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** A non-negative integer of digits only, at most Number.MAX_SAFE_INTEGER; else null. */
-function parsePosition(text: string): number | null {
-  if (!DIGITS.test(text)) return null;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : null;
+/**
+ * A non-negative integer of digits only, of any length (RFC 9110 sets no limit: `bytes=0-` followed
+ * by twenty digits is a valid range to clamp, not a malformed one); null if not digits.
+ */
+function parsePosition(text: string): bigint | null {
+  return DIGITS.test(text) ? BigInt(text) : null;
+}
+
+/**
+ * A position as a number, capped at Number.MAX_SAFE_INTEGER. Every size this server serves is far
+ * below the cap, so a capped first-pos is still past the end and a capped last-pos still clamps.
+ */
+function capped(value: bigint): number {
+  return Number(value > MAX_POSITION ? MAX_POSITION : value);
 }
 
 /** One `range-spec`: `a-b`, `a-` or `-n` (whitespace around the dash tolerated); null if malformed. */
@@ -38,14 +49,15 @@ function parseSpec(text: string): RangeSpec | null {
   const lastText = text.slice(dash + 1).trim();
   if (firstText === '') {
     const length = parsePosition(lastText);
-    return length === null ? null : { type: 'suffix', length };
+    return length === null ? null : { type: 'suffix', length: capped(length) };
   }
   const first = parsePosition(firstText);
   if (first === null) return null;
-  if (lastText === '') return { type: 'int', first, last: null };
+  if (lastText === '') return { type: 'int', first: capped(first), last: null };
   const last = parsePosition(lastText);
+  // Compared before capping, so `b < a` is exact however long the numbers are.
   if (last === null || last < first) return null;
-  return { type: 'int', first, last };
+  return { type: 'int', first: capped(first), last: capped(last) };
 }
 
 /** The specs of a `bytes=` header, or null when the header is absent, malformed or another unit. */
@@ -94,8 +106,9 @@ function resolveUnknown(spec: RangeSpec): Resolved {
  *
  * - `bytes=a-b`, `bytes=a-`, `bytes=-n`; the unit is case-insensitive and whitespace is tolerated.
  * - The end is clamped to `size - 1`; a suffix longer than the file means the whole file as a 206.
- * - `start >= size` and `bytes=-0` are unsatisfiable.
- * - A malformed header, `b < a`, another unit or a number above Number.MAX_SAFE_INTEGER: `full`.
+ *   Numbers of any length are read (`bytes=0-18446744073709551616` is the whole file as a 206).
+ * - `start >= size` (however large) and `bytes=-0` are unsatisfiable.
+ * - A malformed header, `b < a` or another unit: `full` (RFC 9110 §14.2: ignore it).
  * - Several ranges (`bytes=0-1,5-9`): this server sends no multipart bodies, so the first
  *   satisfiable range is served alone (allowed: a server may ignore or coalesce ranges); when none
  *   is satisfiable, the result is `unsatisfiable`.
@@ -114,42 +127,6 @@ export function parseRange(header: string | undefined, size: number | null): Ran
     pending ??= resolved;
   }
   return pending ?? { kind: 'unsatisfiable' };
-}
-
-const IMF_OR_RFC850 = /^[A-Za-z]{3,9}, \d{2}[ -][A-Za-z]{3}[ -]\d{2,4} \d{2}:\d{2}:\d{2} GMT$/;
-const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]?\d \d{2}:\d{2}:\d{2} \d{4}$/;
-
-/** Parses an HTTP date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850, or asctime (which is GMT too). */
-function parseHttpDate(value: string): number | null {
-  let text: string;
-  if (IMF_OR_RFC850.test(value)) text = value;
-  else if (ASCTIME.test(value)) text = `${value} GMT`;
-  else return null;
-  const time = Date.parse(text);
-  return Number.isNaN(time) ? null : time;
-}
-
-/**
- * Whether a Range may be honoured under `If-Range` (RFC 9110 §13.1.5): true when there is no
- * If-Range, when it is exactly the current strong ETag, or when it is an HTTP date equal to
- * `lastModified` at second precision. A weak ETag (`W/"…"`) never matches; anything else is false
- * (then the whole representation is sent with 200). A repeated header (Node gives an array) counts
- * only when it holds one value.
- */
-export function ifRangeAllows(
-  ifRange: string | readonly string[] | undefined,
-  etag: string,
-  lastModified: Date,
-): boolean {
-  if (ifRange === undefined) return true;
-  const single = typeof ifRange === 'string' ? ifRange : ifRange.length === 1 ? ifRange[0] : undefined;
-  if (single === undefined) return false;
-  const value = single.trim();
-  if (value.startsWith('W/')) return false;
-  if (value.startsWith('"')) return !etag.startsWith('W/') && value === etag;
-  const time = parseHttpDate(value);
-  if (time === null) return false;
-  return Math.floor(time / 1000) === Math.floor(lastModified.getTime() / 1000);
 }
 
 /** `bytes a-b/size`, or `bytes a-b/*` while the complete length is unknown. */

@@ -2,12 +2,8 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  contentRangeHeader,
-  ifRangeAllows,
-  parseRange,
-  unsatisfiedRangeHeader,
-} from '../domain/http-range.ts';
+import { evaluatePreconditions, type Validators } from '../domain/http-conditional.ts';
+import { contentRangeHeader, parseRange, unsatisfiedRangeHeader } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
 import type { StreamTarget } from '../services/stream.service.ts';
 import { writeFileRange } from './file-body.ts';
@@ -16,8 +12,21 @@ import { writeFileRange } from './file-body.ts';
 const GROWING_WAIT_MS = 15_000;
 const POLL_MS = 50;
 
+/** Streams are revalidated on every use: the same URL may serve a rebuilt artifact. */
+export const STREAM_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+
 type FileTarget = Extract<StreamTarget, { kind: 'file' }>;
 type GrowingTarget = Extract<StreamTarget, { kind: 'growing' }>;
+
+/** A complete file on disk with its validators: a stream target, an artwork image, later a segment. */
+export interface ServedFile {
+  path: string;
+  sizeBytes: number;
+  lastModified: Date;
+  /** A strong ETag (`"…"`): If-Match and If-Range compare strongly. */
+  etag: string;
+  contentType: string;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,21 +39,57 @@ async function sizeOf(path: string): Promise<number | null> {
 }
 
 /**
- * A complete file with RFC 9110 range semantics: 200 / 206 / 416, exact Content-Range and
- * Content-Length, strong ETag, Last-Modified, If-Range. The body streams from disk (no buffering);
- * a client that goes away destroys the stream and closes the file descriptor.
+ * The one place a byte-serving route applies RFC 9110 preconditions (evaluated by
+ * `evaluatePreconditions`): sets the validator and Cache-Control headers, then answers 304 (no
+ * body, no Content-Type) or 412 itself, or hands back the Range to honour (undefined: send all).
+ * HLS segments and WebVTT files call it the same way before writing their body.
  */
-export function sendFile(request: FastifyRequest, reply: FastifyReply, target: FileTarget): FastifyReply {
-  const size = target.sizeBytes;
+export function applyPreconditions(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: Validators,
+  cacheControl: string,
+): { answered: FastifyReply } | { range: string | undefined } {
+  if (validators.etag !== null) reply.header('etag', validators.etag);
+  if (validators.lastModified !== null) {
+    reply.header('last-modified', validators.lastModified.toUTCString());
+  }
+  reply.header('cache-control', cacheControl);
+  const outcome = evaluatePreconditions(request.method, request.headers, validators);
+  if (outcome.kind === 'proceed') return { range: outcome.range };
+  if (outcome.kind === 'not_modified') return { answered: reply.code(304).send() };
+  const err = new AppError('precondition_failed', {
+    status: 412,
+    message: `The ${outcome.field} condition does not hold: the file is not the version the request names.`,
+    hint: 'Fetch it again without the condition to get the current version and its ETag.',
+  });
+  const body = request.method === 'HEAD' ? undefined : err.toBody();
+  return { answered: reply.code(412).type('application/json; charset=utf-8').send(body) };
+}
+
+/**
+ * A complete file with RFC 9110 semantics: preconditions first (304 / 412), then 200 / 206 / 416
+ * with exact Content-Range and Content-Length, strong ETag, Last-Modified, If-Range; HEAD answers
+ * as GET without Range would. The body streams from disk (no buffering); a client that goes away
+ * stops the stream and the file descriptor is closed.
+ */
+export function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: ServedFile,
+  cacheControl: string = STREAM_CACHE_CONTROL,
+): FastifyReply {
+  const size = file.sizeBytes;
+  const checked = applyPreconditions(
+    request,
+    reply,
+    { etag: file.etag, lastModified: file.lastModified },
+    cacheControl,
+  );
+  if ('answered' in checked) return checked.answered;
   reply.header('accept-ranges', 'bytes');
-  reply.header('etag', target.etag);
-  reply.header('last-modified', target.lastModified.toUTCString());
-  reply.header('content-type', target.contentType);
-  reply.header('cache-control', 'private, max-age=0, must-revalidate');
-  const rangeHeader = request.headers.range;
-  const ifRange = request.headers['if-range'];
-  const honour = rangeHeader !== undefined && ifRangeAllows(ifRange, target.etag, target.lastModified);
-  const range = parseRange(honour ? rangeHeader : undefined, size);
+  reply.header('content-type', file.contentType);
+  const range = parseRange(checked.range, size);
   const head = request.method === 'HEAD';
   if (range.kind === 'unsatisfiable') {
     reply.header('content-range', unsatisfiedRangeHeader(size));
@@ -62,11 +107,11 @@ export function sendFile(request: FastifyRequest, reply: FastifyReply, target: F
     reply.code(206).header('content-range', contentRangeHeader(range.start, range.end, size));
     reply.header('content-length', String(length));
     if (head || length === 0) return reply.send();
-    return sendBody(request, reply, target.path, range.start, range.end);
+    return sendBody(request, reply, file.path, range.start, range.end);
   }
   reply.code(200).header('content-length', String(size));
   if (head || size === 0) return reply.send();
-  return sendBody(request, reply, target.path, 0, size - 1);
+  return sendBody(request, reply, file.path, 0, size - 1);
 }
 
 /** Takes the response over from Fastify and streams the file bytes with reused buffers. */
@@ -129,6 +174,7 @@ async function* tail(
  * A playback artifact that is still being written (INTERFACE.md "Streaming"): without Range the
  * body follows the file until the build ends; a range is served from what is written, with
  * `Content-Range: bytes a-b/*`; a range beyond the written bytes waits (bounded), then 503.
+ * HEAD ignores Range here too (200, no length: it is not known yet).
  */
 export async function sendGrowing(
   request: FastifyRequest,
@@ -139,10 +185,12 @@ export async function sendGrowing(
   whenDone: () => Promise<FileTarget | null>,
 ): Promise<FastifyReply> {
   const head = request.method === 'HEAD';
-  const range = parseRange(request.headers.range, null);
+  // Still being written: no validators yet, so only `*` conditions can match (and If-Range never).
+  const checked = applyPreconditions(request, reply, { etag: null, lastModified: null }, 'no-store');
+  if ('answered' in checked) return checked.answered;
+  const range = parseRange(checked.range, null);
   reply.header('accept-ranges', 'bytes');
   reply.header('content-type', target.contentType);
-  reply.header('cache-control', 'no-store');
   if (range.kind === 'wait') {
     // A suffix range needs the final length: answer it once the build is done, else ask to retry.
     await waitForBytes(target.path, Number.MAX_SAFE_INTEGER, isBuilding);

@@ -3,12 +3,12 @@ import { describe, it } from 'node:test';
 import {
   contentRangeHeader,
   contentTypeFor,
-  ifRangeAllows,
   parseRange,
   type RangeResult,
   strongEtag,
   unsatisfiedRangeHeader,
 } from '../../src/domain/http-range.ts';
+import { ifRangeAllows } from '../../src/domain/http-conditional.ts';
 
 const FULL: RangeResult = { kind: 'full' };
 const NONE: RangeResult = { kind: 'unsatisfiable' };
@@ -54,11 +54,18 @@ describe('parseRange with a known size', () => {
     ['bytes 0-9', 1000, FULL],
     ['items=0-9', 1000, FULL],
     ['', 1000, FULL],
+    // RFC 9110 sets no limit on the digits: a huge last-pos clamps, a huge first-pos is past the end.
     ['bytes=9007199254740991-', 1000, NONE],
-    ['bytes=9007199254740992-', 1000, FULL],
-    ['bytes=0-99999999999999999999', 1000, FULL],
-    ['bytes=-99999999999999999999', 1000, FULL],
+    ['bytes=9007199254740992-', 1000, NONE],
+    ['bytes=18446744073709551616-', 1000, NONE],
+    ['bytes=18446744073709551616-18446744073709551617', 1000, NONE],
+    ['bytes=0-18446744073709551616', 1000, part(0, 999)],
+    ['bytes=0-99999999999999999999', 1000, part(0, 999)],
+    ['bytes=-99999999999999999999', 1000, part(0, 999)],
     ['bytes=0-9007199254740991', 1000, part(0, 999)],
+    ['bytes=18446744073709551617-18446744073709551616', 1000, FULL],
+    ['bytes=00000000000000000000000000000005-9', 1000, part(5, 9)],
+    ['bytes=18446744073709551616-,0-9', 1000, part(0, 9)],
   ];
   for (const [header, size, expected] of rows) {
     it(`${JSON.stringify(header)} of ${size} bytes → ${JSON.stringify(expected)}`, () => {
@@ -78,7 +85,8 @@ describe('parseRange with an unknown size (growing file)', () => {
     ['bytes=-500,100-', part(100, null)],
     ['bytes=-500,-20', { kind: 'wait', suffixLength: 500 }],
     ['bytes=5-1', FULL],
-    ['bytes=99999999999999999999-', FULL],
+    ['bytes=0-18446744073709551616', part(0, Number.MAX_SAFE_INTEGER)],
+    ['bytes=-18446744073709551616', { kind: 'wait', suffixLength: Number.MAX_SAFE_INTEGER }],
     ['pages=1-2', FULL],
   ];
   for (const [header, expected] of rows) {
@@ -118,6 +126,11 @@ describe('ifRangeAllows', () => {
   }
   it('a weak current ETag never matches, even itself', () => {
     assert.equal(ifRangeAllows('W/"x"', 'W/"x"', lastModified), false);
+  });
+  it('without validators (a growing file) nothing matches', () => {
+    assert.equal(ifRangeAllows('"abc123"', null, null), false);
+    assert.equal(ifRangeAllows('Mon, 06 May 2024 07:08:09 GMT', null, null), false);
+    assert.equal(ifRangeAllows(undefined, null, null), true);
   });
 });
 
