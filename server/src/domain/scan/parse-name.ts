@@ -87,11 +87,14 @@ const TITLE_YEAR_FORM = /^(?<title>.*?\S)\s*\((?<year>(?:18|19|20)\d{2})\)$/u;
 /** `Title (Year) - label` without a matching folder (older Jellyfin docs: space-hyphen-space). */
 const TITLE_YEAR_WITH_LABEL = /^(?<head>.*?\S\s*\((?:18|19|20)\d{2}\))\s+-\s+(?<label>\S.*)$/u;
 /** What may follow the folder name in a multi-version file name: `-`, `.`, `_` (spaces allowed) or `[...]`. */
+const YEAR_IN_PARENS = /\(((?:18|19|20)\d{2})\)/gu;
+/** A label that starts with a year continues a release name (`Arrival` + `.2016.2160p…`); no version. */
+const LEADING_YEAR = /^\(?(?:18|19|20)\d{2}(?![0-9])/u;
 const LABEL_AFTER_FOLDER = /^\s*(?:[-._]\s*)+(?<label>\S.*?)\s*$|^\s*\[(?<bracketed>[^\]]+)\]\s*$/u;
 
 // Jellyfin's VideoFileStackingRules (digits, or a–d), end-anchored; a trailing `-GROUP` is tolerated.
 const PART_SUFFIX =
-  /^(?<name>.*?)(?:(?<=[\])}])|[ _.-]+)[([]?(?<type>cd|dvd|part|pt|dis[ck])[ _.-]*(?<number>[0-9]{1,2}|[a-d])[)\]]?(?:-[a-z0-9]+)?$/iu;
+  /^(?<name>.*?)(?:(?<=[\])}])|[ _.-]+)[([]?(?<type>cd|dvd|part|pt|dis[ck])(?<gap>[ _.-]*)(?<number>[0-9]{1,2}|[a-d])[)\]]?(?:-[a-z0-9]+)?$/iu;
 const PART_ONLY = /^[([]?(?<type>cd|dvd|part|pt|dis[ck])[ _.-]*(?<number>[0-9]{1,2}|[a-d])[)\]]?$/iu;
 const HAS_YEAR = /(?:^|[^0-9])(?:18|19|20)\d{2}(?![0-9])/u;
 
@@ -221,8 +224,10 @@ function partFromToken(number: string): number {
 }
 
 /**
- * Splits a stacking suffix off a base name. `part`/`pt` count only after a year, so a title such as
- * `Harry.Potter.and.the.Deathly.Hallows.Part.1` (no year) keeps its words; `DVD5`/`DVD9` are disc sizes.
+ * Splits a stacking suffix off a base name. `cd`/`dvd`/`disc` always count; `part`/`pt` count after a
+ * year, or without one when glued to a digit (`Movie part1`, `Movie.pt2`, `Movie - part1`, as Jellyfin
+ * stacks them), so a title such as `Harry.Potter.and.the.Deathly.Hallows.Part.1` or `… Part 1` (word,
+ * separator, number, no year) keeps its words. `DVD5`/`DVD9` are disc sizes.
  */
 function splitPart(base: string): { name: string; part: number | null } {
   const whole = PART_ONLY.exec(base);
@@ -234,7 +239,10 @@ function splitPart(base: string): { name: string; part: number | null } {
   }
   const type = groups.type.toLowerCase();
   if (type === 'dvd' && /^[59]$/u.test(groups.number)) return { name: base, part: null };
-  if ((type === 'part' || type === 'pt') && !HAS_YEAR.test(groups.name)) return { name: base, part: null };
+  const glued = (groups.gap ?? '') === '' && /^[0-9]+$/u.test(groups.number);
+  if ((type === 'part' || type === 'pt') && !glued && !HAS_YEAR.test(groups.name)) {
+    return { name: base, part: null };
+  }
   const part = partFromToken(groups.number);
   return part > 0 ? { name: groups.name, part } : { name: base, part: null };
 }
@@ -250,21 +258,36 @@ function unbracket(label: string): string {
 }
 
 /**
+ * Whether what follows the folder name is a version label rather than the rest of another film's name:
+ * Jellyfin groups versions only when they share the folder's year (`Iron Man - B (2006)` beside
+ * `Iron Man - C (2007)` are two films), and a year right after a year-less folder name is the release's
+ * own year (`Arrival/Arrival.2016.2160p.mkv`).
+ */
+function isVersionLabel(label: string, folderCore: string): boolean {
+  const folderYear = TITLE_YEAR_FORM.exec(folderCore)?.groups?.year;
+  if (folderYear === undefined && LEADING_YEAR.test(label)) return false;
+  return [...label.matchAll(YEAR_IN_PARENS)].every((m) => m[1] === folderYear);
+}
+
+/**
  * Separates a Jellyfin multi-version label: after the folder name when the file starts with it (Jellyfin's
- * rule, compared without id tags and case), else after `Title (Year) - `.
+ * rule, compared without id tags and case: `Iron Man/Iron Man - bluray.mkv`, `Movie/Movie-2.mkv`,
+ * `Heat (1995)/Heat (1995) [1080p].mkv`), else after `Title (Year) - `. A folder name of one character is
+ * a letter folder (`M/Movie 1.mkv`), never a title.
  */
 function splitVersionLabel(
   fileCore: string,
   folderCore: string | null,
 ): { core: string; label: string | null } {
-  if (folderCore !== null && TITLE_YEAR_FORM.test(folderCore)) {
+  if (folderCore !== null && folderCore.length > 1) {
     const prefix = fileCore.slice(0, folderCore.length);
     if (prefix.toLowerCase() === folderCore.toLowerCase()) {
       const match = LABEL_AFTER_FOLDER.exec(fileCore.slice(folderCore.length));
       const label = match?.groups?.label ?? match?.groups?.bracketed;
       if (label !== undefined) {
         const clean = unbracket(label);
-        if (clean !== '') return { core: prefix, label: clean };
+        // The folder's spelling names the movie: `Iron Man/iron man - 720p.mkv` is `Iron Man`.
+        if (clean !== '' && isVersionLabel(clean, folderCore)) return { core: folderCore, label: clean };
       }
     }
   }
@@ -301,7 +324,9 @@ function undot(text: string): string {
 function cleanTitle(raw: string): string {
   let title = raw.replace(/_/gu, ' ');
   if (!/\s/u.test(title) && title.includes('.')) title = undot(title);
-  title = title.replace(/^\s*(?:\[[^\]]*\]\s*)+/u, '');
+  const withoutGroup = title.replace(/^\s*(?:\[[^\]]*\]\s*)+/u, '');
+  // `[rec]` is a title, not a release group in front of one.
+  if (withoutGroup.trim() !== '') title = withoutGroup;
   let previous: string;
   do {
     previous = title;

@@ -1,0 +1,190 @@
+/**
+ * The naming classes of issue 12 §5, each as a table: how people name their files (cases from Jellyfin's
+ * naming tests and its docs) and what the scan's pure naming decisions make of them.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type GroupableFile, groupEditions } from '../../../src/domain/scan/match.ts';
+import { type ParsedMovieName, parseMoviePath } from '../../../src/domain/scan/parse-name.ts';
+
+interface ScannedFile extends GroupableFile {
+  path: string;
+}
+
+/** Movies as [title, year, editions as [label, paths]] for a set of new files, like the scan groups them. */
+function movies(paths: readonly string[]): [string, number | null, [string | null, string[]][]][] {
+  const files: ScannedFile[] = paths.map((path) => ({ path, parsed: parseMoviePath(path) }));
+  return groupEditions(files).map((g) => [
+    g.title,
+    g.year,
+    g.editions.map((e): [string | null, string[]] => [e.label, e.files.map((f) => f.path)]),
+  ]);
+}
+
+function fields(path: string, keys: readonly (keyof ParsedMovieName)[]): Partial<ParsedMovieName> {
+  const parsed = parseMoviePath(path);
+  return Object.fromEntries(keys.map((k) => [k, parsed[k]]));
+}
+
+describe('multi-part films stack with or without a year (part/pt glued to its number, cd, disc)', () => {
+  const table: [string, string, number | null][] = [
+    ['Movie/Movie part1.mkv', 'Movie', 1],
+    ['Movie/Movie part2.mkv', 'Movie', 2],
+    ['Movie/Movie - part1.mkv', 'Movie', 1],
+    ['Movie/Movie.pt1.mkv', 'Movie', 1],
+    ['Movie/Movie-part2.mkv', 'Movie', 2],
+    ['Batman part3.mkv', 'Batman', 3],
+    ['Harry Potter and the Deathly Hallows part4.mkv', 'Harry Potter and the Deathly Hallows', 4],
+    ['300 part1.mkv', '300', 1],
+    ['Movie cd2.avi', 'Movie', 2],
+    ['Movie - disc1.avi', 'Movie', 1],
+    ['Bad Boys (2006) part3.mkv', 'Bad Boys', 3],
+    ['300 2006 part2.mkv', '300', 2],
+    // a part word with a gap and no year is the title's own words
+    ['Harry.Potter.and.the.Deathly.Hallows.Part.1.mkv', 'Harry Potter and the Deathly Hallows Part 1', null],
+    [
+      'Harry Potter and the Deathly Hallows - Part 2.mkv',
+      'Harry Potter and the Deathly Hallows - Part 2',
+      null,
+    ],
+    ['Kill Bill Part 1.mkv', 'Kill Bill Part 1', null],
+    // letters need a year or a cd/disc word: `Parta` could be a word
+    ['Movie parta.mkv', 'Movie parta', null],
+    ['300 (2006) partb.mkv', '300', 2],
+  ];
+  for (const [path, title, part] of table) {
+    it(`${path} → ${title}, part ${part ?? '-'}`, () =>
+      assert.deepEqual(fields(path, ['title', 'partNumber']), { title, partNumber: part }));
+  }
+
+  it('stacks the parts of one version into one edition, the parts in order', () => {
+    for (const sep of [' part', ' - part', '.pt', '-part', ' cd']) {
+      assert.deepEqual(
+        movies([`Movie/Movie${sep}2.mkv`, `Movie/Movie${sep}1.mkv`]),
+        [['Movie', null, [[null, [`Movie/Movie${sep}1.mkv`, `Movie/Movie${sep}2.mkv`]]]]],
+        sep,
+      );
+    }
+    assert.deepEqual(movies(['Avengers part1.mkv', '300 part1.mkv', 'Avengers part2.mkv', '300 part2.mkv']), [
+      ['Avengers', null, [[null, ['Avengers part1.mkv', 'Avengers part2.mkv']]]],
+      ['300', null, [[null, ['300 part1.mkv', '300 part2.mkv']]]],
+    ]);
+  });
+
+  it('stacks a version of parts beside a single-file version', () => {
+    assert.deepEqual(
+      movies(['Movie/Movie-1080p-part1.mkv', 'Movie/Movie-1080p-part2.mkv', 'Movie/Movie-720p.mkv']),
+      [
+        [
+          'Movie',
+          null,
+          [
+            ['1080p', ['Movie/Movie-1080p-part1.mkv', 'Movie/Movie-1080p-part2.mkv']],
+            ['720p', ['Movie/Movie-720p.mkv']],
+          ],
+        ],
+      ],
+    );
+    assert.deepEqual(
+      movies([
+        'Inception (2010)/Inception (2010).mkv',
+        'Inception (2010)/Inception (2010) - 4k part1.mkv',
+        'Inception (2010)/Inception (2010) - 4k part2.mkv',
+      ]),
+      [
+        [
+          'Inception',
+          2010,
+          [
+            [null, ['Inception (2010)/Inception (2010).mkv']],
+            [
+              '4k',
+              [
+                'Inception (2010)/Inception (2010) - 4k part1.mkv',
+                'Inception (2010)/Inception (2010) - 4k part2.mkv',
+              ],
+            ],
+          ],
+        ],
+      ],
+    );
+  });
+
+  it('does not stack numbered titles without a part word', () => {
+    assert.equal(movies(['Harry Potter 1.mkv', 'Harry Potter 2.mkv', 'Harry Potter.mkv']).length, 3);
+    assert.equal(movies(['300a.mkv', '300b.mkv', '300c.mkv']).length, 3);
+  });
+});
+
+describe('versions: the folder name, then " - ", "-", ".", "_" or "[…]" and anything', () => {
+  const table: [string, string, number | null, string | null][] = [
+    ['Movie/Movie.mkv', 'Movie', null, null],
+    ['Movie/Movie-2.mkv', 'Movie', null, '2'],
+    ['Movie/Movie - bluray.mkv', 'Movie', null, 'bluray'],
+    ['Movie/Movie-3d.mkv', 'Movie', null, '3d'],
+    ['Movie/Movie - apple.mkv', 'Movie', null, 'apple'],
+    ['Iron Man/Iron Man_test.mkv', 'Iron Man', null, 'test'],
+    ['Iron Man/Iron Man_3d.hsbs.mkv', 'Iron Man', null, '3d.hsbs'],
+    ['Iron Man/Iron Man[test].mkv', 'Iron Man', null, 'test'],
+    ['Iron Man/iron man - 720p.mkv', 'Iron Man', null, '720p'],
+    ['Movie (2020)/Movie (2020)_4K.mkv', 'Movie', 2020, '4K'],
+    ['Movie (2020)/Movie (2020).UHD.mkv', 'Movie', 2020, 'UHD'],
+    [
+      'The Phantom of the Opera (1925)/The Phantom of the Opera (1925) - 1929 version.mkv',
+      'The Phantom of the Opera',
+      1925,
+      '1929 version',
+    ],
+    // not versions: no separator, another year, a release name's own year, a letter folder
+    ['Movie/Movie 2.mkv', 'Movie 2', null, null],
+    ['Iron Man/Iron Man (2010).mkv', 'Iron Man', 2010, null],
+    ['Iron Man/Iron Man - B (2006).mkv', 'Iron Man - B', 2006, null],
+    ['Arrival/Arrival.2016.2160p.Blu-Ray.HEVC.mkv', 'Arrival', 2016, null],
+    ['M/Movie 1.mkv', 'Movie 1', null, null],
+    ['The Matrix/The Matrix Reloaded.mkv', 'The Matrix Reloaded', null, null],
+  ];
+  for (const [path, title, year, label] of table) {
+    it(`${path} → ${title} (${year ?? '-'}) [${label ?? ''}]`, () =>
+      assert.deepEqual(fields(path, ['title', 'year', 'editionLabel']), {
+        title,
+        year,
+        editionLabel: label,
+      }));
+  }
+
+  it('groups a folder of free-suffix versions into one movie', () => {
+    assert.deepEqual(
+      movies([
+        'Movie/Movie - bluray.mkv',
+        'Movie/Movie-2.mkv',
+        'Movie/Movie.mkv',
+        'Movie/Movie-3d.mkv',
+        'Movie/Movie - apple.mkv',
+      ]),
+      [
+        [
+          'Movie',
+          null,
+          [
+            [null, ['Movie/Movie.mkv']],
+            ['2', ['Movie/Movie-2.mkv']],
+            ['3d', ['Movie/Movie-3d.mkv']],
+            ['apple', ['Movie/Movie - apple.mkv']],
+            ['bluray', ['Movie/Movie - bluray.mkv']],
+          ],
+        ],
+      ],
+    );
+  });
+
+  it('keeps films of different years or names in one folder apart', () => {
+    assert.equal(movies(['Iron Man/Iron Man - B (2006).mkv', 'Iron Man/Iron Man - C (2007).mkv']).length, 2);
+    assert.equal(
+      movies(['Iron Man/Iron Man.mkv', 'Iron Man/Iron Man (2008).mkv', 'Iron Man/Iron Man (2010).mkv'])
+        .length,
+      3,
+    );
+    assert.equal(movies(['Movie/Movie 1.mkv', 'Movie/Movie 2.mkv', 'Movie/Movie 3.mkv']).length, 3);
+    assert.equal(movies(['M/Movie 1.mkv', 'M/Movie 2.mkv']).length, 2);
+  });
+});
