@@ -1,14 +1,67 @@
 #!/usr/bin/env node
 // The one test command (`npm test`). Node 20's `node --test` expands no globs and silently runs
 // nothing for a folder, so this script finds every *.test.ts itself and passes the explicit list.
-// Order: type-check, lint/format, contract freshness, then the test files.
+// Order: the machine's tools (installed when missing), type-check, lint/format, contract freshness,
+// then the test files.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
 const only = process.argv.slice(2);
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
+}
+
+/**
+ * The tests run real ffmpeg/ffprobe (media fixtures) and Debian's Chromium (page tests). What is
+ * missing is installed with apt-get when this runs as root (a fresh CI machine); otherwise the run
+ * stops at once with the one command to run, instead of hundreds of `spawn ffmpeg ENOENT` failures.
+ */
+function prepareMachine() {
+  const missing = ['ffmpeg', 'ffprobe', 'chromium'].filter((name) => !onPath(name));
+  if (missing.length === 0) return;
+  // ffprobe comes in Debian's ffmpeg package.
+  const packages = [...new Set(missing.map((name) => (name === 'chromium' ? 'chromium' : 'ffmpeg')))];
+  const command = `apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    process.stderr.write(
+      `npm test needs ${missing.join(', ')} on the PATH, and cannot install ${packages.length > 1 ? 'them' : 'it'} here` +
+        ` (${isRoot ? 'no apt-get' : 'not root'}). Run:\n\n  sudo apt-get update && sudo ${command}\n\nthen npm test again.\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write(`== installing ${packages.join(' ')} (missing: ${missing.join(', ')}) with apt-get\n`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', ...packages],
+  ]) {
+    const res = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
+    if (res.status !== 0) {
+      process.stderr.write(`apt-get ${args[0]} failed (exit ${res.status}); run: ${command}\n`);
+      process.exit(1);
+    }
+  }
+  const still = missing.filter((name) => !onPath(name));
+  if (still.length > 0) {
+    process.stderr.write(`still missing after apt-get: ${still.join(', ')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`== installed ${packages.join(' ')}\n`);
+}
 
 function findTests(dir) {
   const out = [];
@@ -38,6 +91,7 @@ function step(label, cmd, args) {
   process.stdout.write(`== ${label} ok (${secs}s)\n`);
 }
 
+prepareMachine();
 let files = testRoots.flatMap((d) => findTests(join(root, d)));
 if (only.length > 0) files = files.filter((f) => only.some((o) => f.includes(o)));
 if (files.length === 0) {

@@ -21,6 +21,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const server = await createServer(config);
+  // Which media tools run (env, PATH or bundled) and what is off, before the address people look for.
+  for (const line of server.services.status.toolLines()) process.stdout.write(`${line}\n`);
+  for (const warning of server.services.status.warnings()) process.stdout.write(`warning: ${warning}\n`);
   const url = await server.listen();
   const shown = url.replace('://0.0.0.0', '://127.0.0.1');
   process.stdout.write(`reelshelf listening on ${shown} (data dir ${config.dataDir})\n`);
@@ -29,8 +32,6 @@ async function main(): Promise<void> {
       `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`,
     );
   }
-  for (const line of server.services.status.toolLines()) process.stdout.write(`${line}\n`);
-  for (const warning of server.services.status.warnings()) process.stdout.write(`warning: ${warning}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
