@@ -103,6 +103,117 @@ const GENERIC_NAME =
   /^(?:|movie|film|video|feature|main|index|title|default|video_ts|bdmv|vts_\d+_\d+|title_?t?\d+|[a-z]\d_t\d+|\d+|[0-9a-f]{16,}|(?:cd|dvd|part|pt|dis[ck])[ _.-]*(?:\d{1,2}|[a-d]))$/iu;
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/**
+ * A calendar date in a name (`2013.12.09`, `2013-12-09`, `20131209`) is part of the title, never its year
+ * (Jellyfin's CleanDateTime: `My Movie 2013-12-09 2013` is `My Movie 2013-12-09` of 2013).
+ */
+const DATE_IN_NAME =
+  /(?<![0-9])(?:18|19|20)\d{2}(?:([-._])(?:0[1-9]|1[0-2])\1(?:0[1-9]|[12]\d|3[01])|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?![0-9])/gu;
+/** Stands in for a date while the name is parsed: one plain word the release parser leaves alone. */
+const DATE_STAND_IN = /Zqdate([a-h])/giu;
+const STAND_IN_LETTERS = 'abcdefgh';
+
+/**
+ * Jellyfin's CleanStrings release and quality words (NamingOptions.CleanStrings), split in two. Words no
+ * title uses (resolutions, codecs, sources, `UltraHD`, `HDR`, `HDC`…) end the title wherever they stand
+ * after its first word; words that are also ordinary words (`Multi`, `Limited`, `Proper`, `Pal`, `Cam`…)
+ * only when nothing but release words follows them (`Super movie Multi`, not `My Pal Gus`).
+ */
+const RELEASE_WORDS_ALWAYS = [
+  'sbs',
+  'hsbs',
+  'htab',
+  'mvc',
+  'hdr',
+  'hdc',
+  'uhd',
+  'ultrahd',
+  '4k',
+  'ac3',
+  'dts',
+  'aac',
+  'divx5?',
+  'dsr',
+  'dsrip',
+  'dvdrip',
+  'dvdscr',
+  'dvdscreener',
+  'dvdivx',
+  'hdtv',
+  'hdrip',
+  'hdtvrip',
+  'ntsc',
+  'pdtv',
+  'r5',
+  'bd5',
+  'svcd',
+  'read\\.nfo',
+  'nfofix',
+  'web-?dl',
+  'telesync',
+  'telecine',
+  'brrip',
+  'bdrip',
+  '480[pi]',
+  '576[pi]',
+  '720[pi]',
+  '1080[pi]',
+  '2160p',
+  'hrhd',
+  'hrhdtv',
+  'hddvd',
+  'blu-?ray',
+  'x264',
+  'x265',
+  'h264',
+  'h265',
+  'xvid',
+  'xvidvd',
+  'www\\.www',
+].join('|');
+const RELEASE_WORDS_AT_END = [
+  '3d',
+  'tab',
+  'custom',
+  'dc',
+  'dvd',
+  'screener',
+  'cam',
+  'fragment',
+  'fs',
+  'internal',
+  'limited',
+  'multi',
+  'subs',
+  'ogg',
+  'ogm',
+  'pal',
+  'proper',
+  'repack',
+  'rerip',
+  'retail',
+  'cd[1-9]',
+  'bd',
+  'se',
+  'swedish',
+  'german',
+  'dutch',
+  'unrated',
+  'ws',
+  'ts',
+  'tc',
+  'xxx',
+].join('|');
+const RELEASE_SEPARATOR = '[ _,.()\\[\\]-]';
+const RELEASE_WORD = new RegExp(
+  `(?<=${RELEASE_SEPARATOR})(?:(?<always>${RELEASE_WORDS_ALWAYS})|${RELEASE_WORDS_AT_END})(?=${RELEASE_SEPARATOR}|$)`,
+  'giu',
+);
+const ONLY_RELEASE_WORDS = new RegExp(
+  `^(?:${RELEASE_SEPARATOR}+(?:${RELEASE_WORDS_ALWAYS}|${RELEASE_WORDS_AT_END})(?=${RELEASE_SEPARATOR}|$))*${RELEASE_SEPARATOR}*$`,
+  'iu',
+);
 const ARTICLES: ReadonlySet<string> = new Set(['the', 'a', 'an']);
 
 /** Words the parser's "edition before year" pattern may put between title and year (`Title.Special.Edition.2011`). */
@@ -320,20 +431,53 @@ function undot(text: string): string {
   return words.join(' ');
 }
 
+/** Replaces each date with a stand-in word (at most eight; more stay as they are). */
+function maskDates(text: string): { masked: string; dates: string[] } {
+  const dates: string[] = [];
+  const masked = text.replace(DATE_IN_NAME, (date: string): string => {
+    const letter = STAND_IN_LETTERS[dates.length];
+    if (letter === undefined) return date;
+    dates.push(date);
+    return `Zqdate${letter}`;
+  });
+  return { masked, dates };
+}
+
+function restoreDates(text: string, dates: readonly string[]): string {
+  if (dates.length === 0) return text;
+  return text.replace(DATE_STAND_IN, (standIn: string, letter: string): string => {
+    return dates[STAND_IN_LETTERS.indexOf(letter.toLowerCase())] ?? standIn;
+  });
+}
+
+/** Cuts a title at the first release or quality word (Jellyfin's CleanStrings), keeping at least one word besides an article. */
+function cutReleaseWords(title: string): string {
+  for (const match of title.matchAll(RELEASE_WORD)) {
+    const endsTitle =
+      match.groups?.always !== undefined || ONLY_RELEASE_WORDS.test(title.slice(match.index - 1));
+    if (!endsTitle) continue;
+    const kept = title.slice(0, match.index).replace(/[ _,.([-]+$/u, '');
+    // `The Cam` keeps its word: an article alone is no title.
+    if (tokenize(kept).some((token) => !ARTICLES.has(token.text.toLowerCase()))) return kept;
+  }
+  return title;
+}
+
 /** Underscores and separator dots to spaces; leading `[group]`, trailing `[...]`, `{...}`, `(Year)` and dangling separators off. */
 function cleanTitle(raw: string): string {
   let title = raw.replace(/_/gu, ' ');
   if (!/\s/u.test(title) && title.includes('.')) title = undot(title);
-  const withoutGroup = title.replace(/^\s*(?:\[[^\]]*\]\s*)+/u, '');
-  // `[rec]` is a title, not a release group in front of one.
-  if (withoutGroup.trim() !== '') title = withoutGroup;
+  const whole = collapseSpaces(title);
+  title = title.replace(/^\s*(?:\[[^\]]*\]\s*)+/u, '');
   let previous: string;
   do {
     previous = title;
     title = title.replace(/\s*(?:\[[^\]]*\]|\{[^}]*\}|\(\s*(?:(?:18|19|20)\d{2})?\s*\))\s*$/u, '');
   } while (title !== previous);
-  title = title.replace(/^[\s\-–—:,]+|[\s\-–—:,]+$/gu, '');
-  return collapseSpaces(title);
+  // An unclosed bracket at the end is what the release parser leaves of `Title [480p]`.
+  title = collapseSpaces(title.replace(/^[\s\-–—:,]+|[\s\-–—:,[(]+$/gu, ''));
+  // `[rec]` is a title, not a release group with nothing after it.
+  return title === '' ? whole : title;
 }
 
 function detectEdition(text: string): string | null {
@@ -423,11 +567,11 @@ function releaseTokens(text: string): Omit<ReleaseInfo, 'title' | 'year'> {
 
 /** Title, year and release tokens of one name (a file base or a folder), id tags already removed. */
 function parseRelease(text: string): ReleaseInfo {
-  const name = collapseSpaces(text);
+  const { masked: name, dates } = maskDates(collapseSpaces(text));
   const simple = TITLE_YEAR_FORM.exec(name)?.groups;
   if (simple?.title !== undefined && simple.year !== undefined) {
     return {
-      title: cleanTitle(simple.title),
+      title: restoreDates(cleanTitle(simple.title), dates),
       year: Number(simple.year),
       editionLabel: null,
       resolution: null,
@@ -474,7 +618,7 @@ function parseRelease(text: string): ReleaseInfo {
   }
 
   const release = releaseTokens(`${editionText} ${name.slice(tailStart)}`);
-  return { title: cleanTitle(title), year, ...release };
+  return { title: restoreDates(cleanTitle(cutReleaseWords(title)), dates), year, ...release };
 }
 
 function isGenericName(core: string): boolean {

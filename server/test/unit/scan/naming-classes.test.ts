@@ -188,3 +188,62 @@ describe('versions: the folder name, then " - ", "-", ".", "_" or "[…]" and an
     assert.equal(movies(['M/Movie 1.mkv', 'M/Movie 2.mkv']).length, 2);
   });
 });
+
+describe("release and quality words end the title (Jellyfin's CleanStrings)", () => {
+  const table: [string, string, number | null][] = [
+    ['Crouching.Tiger.Hidden.Dragon.4k.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.UltraHD.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.UHD.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.HDR.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.HDC.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon-HDC.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.BDrip.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.BDrip-HDC.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Crouching.Tiger.Hidden.Dragon.4K.UltraHD.HDR.BDrip-HDC.mkv', 'Crouching Tiger Hidden Dragon', null],
+    ['Last.Call.for.Nowhere.WEB-DL.1080p.mkv', 'Last Call for Nowhere', null],
+    ['Movie.Name.UHD.BluRay.2160p.mkv', 'Movie Name', null],
+    ['Super movie 480p.mp4', 'Super movie', null],
+    ['Super movie Multi.mp4', 'Super movie', null],
+    ['Super movie 480p 2001.mp4', 'Super movie', 2001],
+    ['Super movie [480p].mp4', 'Super movie', null],
+    ['Some Film DVDRip XviD.avi', 'Some Film', null],
+    ['Some Film Limited Proper.avi', 'Some Film', null],
+    // ordinary words stay when a title word follows them, or when they are the title
+    ['My.Pal.Gus.mkv', 'My Pal Gus', null],
+    ['Internal Affairs.mkv', 'Internal Affairs', null],
+    ['The Proper Way.mkv', 'The Proper Way', null],
+    ['Swedish Auto.mkv', 'Swedish Auto', null],
+    ['Dutch.mkv', 'Dutch', null],
+    ['The Cam.mkv', 'The Cam', null],
+    ['Bdsets.mkv', 'Bdsets', null],
+    ['480 Super movie [tmdbid=12345].mp4', '480 Super movie', null],
+    // the Jellyfin form is the user's own spelling: nothing is cut from it
+    ['My Pal Gus (1952).mkv', 'My Pal Gus', 1952],
+    ['The Limited (2019).mkv', 'The Limited', 2019],
+  ];
+  for (const [path, title, year] of table) {
+    it(`${path} → ${title} (${year ?? '-'})`, () =>
+      assert.deepEqual(fields(path, ['title', 'year']), { title, year }));
+  }
+});
+
+describe('a date in the name is part of the title, not its year (CleanDateTime)', () => {
+  const table: [string, string, number | null][] = [
+    ['My Movie 2013.12.09.mkv', 'My Movie 2013.12.09', null],
+    ['My Movie 2013-12-09.mkv', 'My Movie 2013-12-09', null],
+    ['My Movie 20131209.mkv', 'My Movie 20131209', null],
+    ['My.Movie.2013.12.09.mkv', 'My Movie 2013.12.09', null],
+    ['My Movie 2013-12-09 2013.mkv', 'My Movie 2013-12-09', 2013],
+    ['Wedding 2019-06-01 (2019).mkv', 'Wedding 2019-06-01', 2019],
+    ['2013-12-09 Birthday.mkv', '2013-12-09 Birthday', null],
+    ['Holiday 2019_06_01/Holiday 2019_06_01.mkv', 'Holiday 2019_06_01', null],
+    // a year alone, or numbers that are no date, stay what they were
+    ['Drug War 2013.mp4', 'Drug War', 2013],
+    ['The Wolf of Wall Street 2001 (2013).mkv', 'The Wolf of Wall Street 2001', 2013],
+    ['Movie 2013.13.40.mkv', 'Movie', 2013],
+  ];
+  for (const [path, title, year] of table) {
+    it(`${path} → ${title} (${year ?? '-'})`, () =>
+      assert.deepEqual(fields(path, ['title', 'year']), { title, year }));
+  }
+});
