@@ -18,7 +18,7 @@ export const STREAM_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 type FileTarget = Extract<StreamTarget, { kind: 'file' }>;
 type GrowingTarget = Extract<StreamTarget, { kind: 'growing' }>;
 
-/** A complete file on disk with its validators: a stream target, an artwork image, later a segment. */
+/** A complete file with its validators: a stream target, an artwork image, later a segment. */
 export interface ServedFile {
   path: string;
   sizeBytes: number;
@@ -26,6 +26,12 @@ export interface ServedFile {
   /** A strong ETag (`"…"`): If-Match and If-Range compare strongly. */
   etag: string;
   contentType: string;
+  /**
+   * Opens bytes `start..end` (inclusive) where the file is read through a storage adapter (artwork).
+   * Without it the bytes are read from `path` with the reused-buffer writer, the fast path that
+   * direct streams take.
+   */
+  open?: (range: { start: number; end: number }) => Readable;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,21 +113,26 @@ export function sendFile(
     reply.code(206).header('content-range', contentRangeHeader(range.start, range.end, size));
     reply.header('content-length', String(length));
     if (head || length === 0) return reply.send();
-    return sendBody(request, reply, file.path, range.start, range.end);
+    return sendBody(request, reply, file, range.start, range.end);
   }
   reply.code(200).header('content-length', String(size));
   if (head || size === 0) return reply.send();
-  return sendBody(request, reply, file.path, 0, size - 1);
+  return sendBody(request, reply, file, 0, size - 1);
 }
 
-/** Takes the response over from Fastify and streams the file bytes with reused buffers. */
+/**
+ * Sends bytes `start..end` of the file: through its own `open` when it has one, otherwise by taking
+ * the response over from Fastify and streaming from `path` with reused buffers.
+ */
 function sendBody(
   request: FastifyRequest,
   reply: FastifyReply,
-  path: string,
+  file: ServedFile,
   start: number,
   end: number,
 ): FastifyReply {
+  if (file.open !== undefined) return reply.send(file.open({ start, end }));
+  const path = file.path;
   reply.hijack();
   const raw = reply.raw;
   const headers: Record<string, string | number | string[]> = {};

@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { emptyBodyIsNoOptions } from '../schemas.ts';
 import type { ArtworkService } from '../../services/artwork.service.ts';
+import { sendFile } from '../stream-response.ts';
+
+/** A `?v=` in the URL changes with the image, so a day of caching is safe; then revalidate. */
+const ARTWORK_CACHE_CONTROL = 'private, max-age=86400';
 
 const fetchBody = {
   type: 'object',
@@ -35,7 +39,7 @@ const imageQuery = {
   },
 } as const;
 
-/** POST /api/artwork/fetch and GET /artwork/{movie_id}/{poster|backdrop}. */
+/** POST /api/artwork/fetch and GET/HEAD /artwork/{movie_id}/{poster|backdrop}. */
 export function registerArtworkRoutes(app: FastifyInstance, artwork: ArtworkService): void {
   app.post<{ Body: { movie_ids?: number[] } | undefined; Querystring: { wait: boolean } }>(
     '/api/artwork/fetch',
@@ -47,16 +51,15 @@ export function registerArtworkRoutes(app: FastifyInstance, artwork: ArtworkServ
     },
   );
 
-  app.get<{ Params: { movieId: number; kind: 'poster' | 'backdrop' }; Querystring: { w?: number } }>(
-    '/artwork/:movieId/:kind',
-    { schema: { params: imageParams, querystring: imageQuery } },
-    async (request, reply) => {
+  // HEAD is declared, not derived from GET: Fastify's derived HEAD would reset Content-Length to 0.
+  app.route<{ Params: { movieId: number; kind: 'poster' | 'backdrop' }; Querystring: { w?: number } }>({
+    method: ['GET', 'HEAD'],
+    url: '/artwork/:movieId/:kind',
+    schema: { params: imageParams, querystring: imageQuery },
+    handler: async (request, reply) => {
       const image = await artwork.image(request.params.movieId, request.params.kind, request.query.w);
-      reply.header('etag', image.etag);
-      reply.header('last-modified', image.lastModified.toUTCString());
-      reply.header('cache-control', 'private, max-age=86400');
-      if (request.headers['if-none-match'] === image.etag) return reply.code(304).send();
-      return reply.type(image.contentType).send(image.open());
+      // The same RFC 9110 preconditions and ranges as the streams; the bytes come through the service.
+      return sendFile(request, reply, image, ARTWORK_CACHE_CONTROL);
     },
-  );
+  });
 }
