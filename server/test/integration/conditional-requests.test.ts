@@ -343,6 +343,41 @@ describe('conditional requests and ranges on every byte-serving route (RFC 9110 
     rmSync(media, { recursive: true, force: true });
   });
 
+  it('a growing artifact (ffmpeg still writing) keeps its ranges; HEAD ignores Range; only * matches', async () => {
+    const root = join(media, 'growing');
+    const long = await makeFixture('mpeg2_720p.mkv', join(root, 'Long (2002)', 'Long (2002).mkv'), 30);
+    const ids = await registerFiles(t.server.database.db, root, { long });
+    await t.server.services.analysis.analyzePending();
+    const fileId = ids.long?.fileId ?? 0;
+    const body = (await (await t.api('/library?device=tv')).json()) as LibraryResponse;
+    const edition = body.items.find((i) => i.movie_id === ids.long?.movieId)?.editions[0];
+    assert.ok(edition);
+    const url = `${t.url}${edition.stream_url}`;
+    try {
+      const first = await send(url, 'GET', { range: 'bytes=0-1023' });
+      assert.equal(first.status, 206);
+      assert.equal(first.headers.get('content-range'), 'bytes 0-1023/*');
+      assert.equal(first.body.subarray(4, 8).toString('latin1'), 'ftyp');
+      assert.equal(first.headers.get('etag'), null, 'no validator while the bytes still change');
+      const state = (await (await t.api(`/api/media-file/${fileId}/prewarm-tv`)).json()) as {
+        status: string;
+      };
+      assert.equal(state.status, 'building', 'still being written');
+      const head = await send(url, 'HEAD', { range: 'bytes=0-1023' });
+      assert.equal(head.status, 200, 'HEAD ignores Range');
+      assert.equal(head.headers.get('content-range'), null);
+      const other = await send(url, 'GET', { range: 'bytes=0-99', 'if-none-match': '"old"' });
+      assert.equal(other.status, 206, 'a tag that cannot match leaves the range as it was');
+      assert.equal(other.body.length, 100);
+      const any = await send(url, 'GET', { range: 'bytes=0-99', 'if-none-match': '*' });
+      assert.equal(any.status, 304, '* matches the representation being written');
+      const ifMatch = await send(url, 'GET', { range: 'bytes=0-99', 'if-match': '"old"' });
+      assert.equal(ifMatch.status, 412);
+    } finally {
+      await t.api(`/api/media-file/${fileId}/prewarm-tv`, { method: 'DELETE' });
+    }
+  });
+
   for (const name of ['direct stream', 'finished artifact', 'artwork']) {
     describe(name, () => {
       for (const [row, method, headers, expect] of ROWS) {
