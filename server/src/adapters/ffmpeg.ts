@@ -49,7 +49,14 @@ export class FfmpegAdapter {
       });
       child.on('error', (err: NodeJS.ErrnoException) => {
         options.signal?.removeEventListener('abort', onAbort);
-        reject(new FfmpegError(err.code === 'ENOENT' ? 'ffmpeg is not installed' : err.message));
+        // A tool removed after start: one clear line, not a spawn stack.
+        reject(
+          new FfmpegError(
+            err.code === 'ENOENT'
+              ? `ffmpeg is not installed (no ${this.path}); GET /api/health says which tools were found`
+              : `ffmpeg failed to start: ${err.message}`,
+          ),
+        );
       });
       child.on('close', (code, sig) => {
         options.signal?.removeEventListener('abort', onAbort);

@@ -63,7 +63,9 @@ export class FfprobeAdapter {
         clearTimeout(timer);
         reject(
           new ProbeError(
-            e.code === 'ENOENT' ? 'ffprobe is not installed' : `ffprobe failed to start: ${e.message}`,
+            e.code === 'ENOENT'
+              ? `ffprobe is not installed (no ${this.options.path}); GET /api/health says which tools were found`
+              : `ffprobe failed to start: ${e.message}`,
           ),
         );
       });

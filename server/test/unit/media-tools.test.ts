@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { FfmpegAdapter, FfmpegError } from '../../src/adapters/ffmpeg.ts';
+import { FfprobeAdapter, ProbeError } from '../../src/adapters/ffprobe.ts';
 import {
   bundledToolPath,
   detectMediaTools,
@@ -144,5 +146,27 @@ describe('what the status says about the tools', () => {
       'ffprobe: not found (tried ffprobe)',
       'ffmpeg: not found (tried ffmpeg)',
     ]);
+  });
+});
+
+describe('a tool missing when it is spawned', () => {
+  it('ffprobe: one clear line naming the path, no spawn stack', async () => {
+    const probe = new FfprobeAdapter({ path: '/nonexistent/reelshelf/ffprobe' });
+    await assert.rejects(probe.probe('/tmp/x.mkv'), (err: unknown) => {
+      assert.ok(err instanceof ProbeError);
+      assert.equal(
+        err.message,
+        'ffprobe is not installed (no /nonexistent/reelshelf/ffprobe); GET /api/health says which tools were found',
+      );
+      return true;
+    });
+  });
+  it('ffmpeg: the same', async () => {
+    const ffmpeg = new FfmpegAdapter('/nonexistent/reelshelf/ffmpeg');
+    await assert.rejects(ffmpeg.run(['-version']), (err: unknown) => {
+      assert.ok(err instanceof FfmpegError);
+      assert.match(err.message, /^ffmpeg is not installed \(no \/nonexistent\/reelshelf\/ffmpeg\);/);
+      return true;
+    });
   });
 });
