@@ -14,6 +14,9 @@ import {
   type ExportFormat,
   type HealthResponse,
   type ImportResult,
+  type JobKindName,
+  type JobStatusName,
+  type JobView,
   type LibraryEdition,
   type LibraryResponse,
   type LibraryRootView,
@@ -302,6 +305,25 @@ export class ReelshelfClient {
       query: { wait: true },
       body: movieIds === undefined ? {} : { movie_ids: movieIds },
     });
+  }
+
+  /** Starts an artwork fetch without waiting; follow it with `job(job_id)`. */
+  startArtworkFetch(movieIds?: number[]): Promise<{ job_id: number }> {
+    return this.request('POST', '/api/artwork/fetch', {
+      body: movieIds === undefined ? {} : { movie_ids: movieIds },
+    });
+  }
+
+  /** Any long-running job (scan, artwork, enrich, artifact = TV build) with its `progress: {done, total}`. */
+  job(id: number): Promise<JobView> {
+    return this.request('GET', `/api/jobs/${id}`);
+  }
+
+  /** The newest jobs first, optionally of one kind and/or in one status. */
+  jobs(filter: { kind?: JobKindName; status?: JobStatusName; limit?: number } = {}): Promise<{
+    items: JobView[];
+  }> {
+    return this.request('GET', '/api/jobs', { query: filter });
   }
 
   /** The image bytes of a movie's poster or backdrop (resized when `width` is given). */

@@ -196,10 +196,39 @@ export interface BarcodeCreated {
   warnings: string[];
 }
 
+/**
+ * How far a long-running job is: `done` of `total` units (files for a scan, movies for artwork,
+ * writes for an import, tenths of a percent for a TV build). `done` never exceeds `total`; a job that
+ * finished its work ends with `done === total`. `total` is 0 while it is not known yet.
+ */
+export interface JobProgress {
+  done: number;
+  total: number;
+}
+
+/** The runner's job kinds: `artifact` is a "Prepare for TV" build (prewarm), `enrich` a metadata fetch. */
+export type JobKindName = 'scan' | 'artwork' | 'enrich' | 'artifact';
+
+export type JobStatusName = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** GET /api/jobs/{id} and each item of GET /api/jobs?kind=&status=: every job in one shape. */
+export interface JobView {
+  id: number;
+  kind: JobKindName;
+  status: JobStatusName;
+  progress: JobProgress;
+  /** Why it failed, or null. */
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 /** POST /api/artwork/fetch?wait=true. */
 export interface ArtworkJob {
   id: number;
   status: string;
+  progress: JobProgress;
   report: {
     movies: number;
     local: number;

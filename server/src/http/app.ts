@@ -12,6 +12,7 @@ import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.ro
 import { registerArtworkRoutes } from './routes/artwork.routes.ts';
 import { registerBarcodeRoutes } from './routes/barcode.routes.ts';
 import { registerImportExportRoutes } from './routes/import-export.routes.ts';
+import { registerJobRoutes } from './routes/jobs.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
@@ -115,6 +116,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);
     registerImportExportRoutes(api, services.importExport);
+    registerJobRoutes(api, services.jobs);
   });
   return app;
 }

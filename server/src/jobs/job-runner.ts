@@ -1,15 +1,20 @@
 import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../errors.ts';
-import { JobRepository, type JobRow } from '../repositories/job.repository.ts';
+import type { JobKindName, JobProgress, JobView } from '@reelshelf/contract';
+import { AppError, notFound } from '../errors.ts';
+import { JobRepository, type JobRow, type JobStatus } from '../repositories/job.repository.ts';
+import { jobProgress, jobView } from './job-view.ts';
 
 /** What a job handler gets: its payload, a cancellation signal and a progress reporter. */
 export interface JobContext<P> {
   jobId: number;
   payload: P;
   signal: AbortSignal;
-  /** Persists progress (throttled: at most every 250 ms, and always the final value). */
+  /**
+   * Persists progress (throttled: at most every 250 ms, and always when done reaches total). `done` is
+   * clamped to [0, total], so readers always see `done <= total`.
+   */
   progress(done: number, total: number): void;
   /** Persists an intermediate result (e.g. counts so far) for readers of the job. */
   report(result: unknown): Promise<void>;
@@ -37,6 +42,11 @@ class ShutdownSignal extends Error {
 }
 
 const INTERRUPTED = 'interrupted: the server stopped while this job ran';
+
+/** Progress is written at most this often (and always when done reaches total, and at the end). */
+const PROGRESS_WRITE_MS = 250;
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 500;
 
 interface Running {
   controller: AbortController;
@@ -136,21 +146,24 @@ export class JobRunner {
     }
     await repo.markRunning(id, isoNow(this.clock));
     let last = 0;
-    let pending: { done: number; total: number } | null = null;
-    const flush = async () => {
-      if (pending === null) return;
+    let pending: JobProgress | null = null;
+    // Writes are chained so that an older value can never land after a newer one (a pool may reorder).
+    let writing: Promise<void> = Promise.resolve();
+    const flush = (): Promise<void> => {
+      if (pending === null) return writing;
       const p = pending;
       pending = null;
       last = Date.now();
-      await repo.setProgress(id, p.done, p.total);
+      writing = writing.then(() => repo.setProgress(id, p.done, p.total)).catch(() => undefined);
+      return writing;
     };
     const ctx: JobContext<P> = {
       jobId: id,
       payload,
       signal: controller.signal,
       progress: (done, total) => {
-        pending = { done, total };
-        if (Date.now() - last >= 250 || done === total) void flush();
+        pending = jobProgress(done, total);
+        if (Date.now() - last >= PROGRESS_WRITE_MS || pending.done === pending.total) void flush();
       },
       report: (result) => repo.setResult(id, JSON.stringify(result)),
     };
@@ -198,6 +211,22 @@ export class JobRunner {
 
   async get(id: number): Promise<JobRow | undefined> {
     return new JobRepository(this.db).getById(id);
+  }
+
+  /** One job as GET /api/jobs/{id} shows it; 404 `not_found` when there is none. */
+  async describe(id: number): Promise<JobView> {
+    const row = await this.get(id);
+    if (row === undefined) throw notFound('job', id);
+    return jobView(row);
+  }
+
+  /** The newest jobs first (GET /api/jobs), optionally of one kind and/or in one status. */
+  async list(filter: { kind?: JobKindName; status?: JobStatus; limit?: number } = {}): Promise<JobView[]> {
+    const rows = await new JobRepository(this.db).list({
+      ...filter,
+      limit: Math.min(Math.max(1, filter.limit ?? DEFAULT_LIST_LIMIT), MAX_LIST_LIMIT),
+    });
+    return rows.map(jobView);
   }
 
   /** Cancels everything and waits for handlers to return (shutdown). */

@@ -84,6 +84,14 @@ export class JobRepository {
       .execute();
   }
 
+  /** The newest jobs first, optionally of one kind and/or in one status. */
+  async list(filter: { kind?: string; status?: JobStatus; limit: number }): Promise<JobRow[]> {
+    let query = this.db.selectFrom('jobs').selectAll();
+    if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    return query.orderBy('id', 'desc').limit(filter.limit).execute();
+  }
+
   /** Jobs that were queued or running when the process stopped. */
   async listUnfinished(): Promise<JobRow[]> {
     return this.db

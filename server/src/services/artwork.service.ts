@@ -10,6 +10,7 @@ import type { ImageDownloader } from '../adapters/image-downloader.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { JobContext, JobRunner } from '../jobs/job-runner.ts';
+import { jobProgress } from '../jobs/job-view.ts';
 import { type ArtworkKind, ArtworkRepository, type ArtworkRow } from '../repositories/artwork.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
 import { isWithin } from './library-root.service.ts';
@@ -80,14 +81,13 @@ export class ArtworkService {
     return id;
   }
 
-  async wait(
-    jobId: number,
-  ): Promise<{ id: number; status: string; report: ArtworkReport | null; error: string | null }> {
+  async wait(jobId: number): Promise<ArtworkJob> {
     const job = await this.jobs.wait(jobId);
     if (job === undefined) throw notFound('artwork job', jobId);
     return {
       id: job.id,
       status: job.status,
+      progress: jobProgress(job.progress_done, job.progress_total),
       report: job.result_json === null ? null : (JSON.parse(job.result_json) as ArtworkReport),
       error: job.error,
     };
@@ -105,6 +105,7 @@ export class ArtworkService {
       errors: [],
     };
     let done = 0;
+    ctx.progress(0, ids.length);
     for (const movieId of ids) {
       if (ctx.signal.aborted) break;
       for (const kind of ['poster', 'backdrop'] as const) {
