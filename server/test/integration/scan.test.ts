@@ -232,3 +232,74 @@ describe('library roots and scanning a generated library', () => {
     assert.equal(unknown.status, 404);
   });
 });
+
+describe('names as people name their files, through the real scan', () => {
+  let t: TestServer;
+  let root: string;
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'reelshelf-names-'));
+    const files: [Parameters<typeof makeFixture>[0], string][] = [
+      ['h264_dts.mkv', 'I Live In A Trailer (2011).mkv'],
+      ['h264_aac.mp4', 'The DNA Sample.mp4'],
+      ['h264_dts.mkv', 'Movie/Movie.mkv'],
+      ['h264_dts.mkv', 'Movie/Movie-2.mkv'],
+      ['h264_dts.mkv', 'Movie/Movie - bluray.mkv'],
+      ['h264_aac.mp4', 'Movie/Movie-trailer.mp4'],
+      ['h264_aac.mp4', 'Heat (1995)/Heat (1995).mp4'],
+      ['h264_aac.mp4', 'Heat (1995)/extra/Making of.mp4'],
+      ['h264_aac.mp4', 'Crouching.Tiger.Hidden.Dragon.UltraHD.mp4'],
+      ['h264_aac.mp4', 'My Movie 2013.12.09.mp4'],
+      ['h264_aac.mp4', 'Batman/Batman part1.mp4'],
+      ['h264_aac.mp4', 'Batman/Batman part2.mp4'],
+    ];
+    for (let i = 0; i < files.length; i += 2) {
+      await Promise.all(
+        files.slice(i, i + 2).map(([fixture, path]) => makeFixture(fixture, join(root, path), 1)),
+      );
+    }
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists films named like extras, groups versions and parts, skips real extras', async () => {
+    const created = await t.api('/api/library-roots', jsonBody('POST', { path: root, collection: 'Movies' }));
+    assert.equal(created.status, 201);
+    const report = await scan(t, ((await created.json()) as { id: number }).id);
+    assert.equal(report.status, 'committed', report.message);
+    assert.equal(report.counts.found, 10, 'the trailer and the extra/ folder are not movie files');
+    assert.equal(report.counts.errors, 0);
+
+    const lib = await library(t);
+    const byTitle = new Map(lib.items.map((item) => [item.title, item]));
+    assert.deepEqual([...byTitle.keys()].sort(), [
+      'Batman',
+      'Crouching Tiger Hidden Dragon',
+      'Heat',
+      'I Live In A Trailer',
+      'Movie',
+      'My Movie 2013.12.09',
+      'The DNA Sample',
+    ]);
+    assert.equal(byTitle.get('I Live In A Trailer')?.year, 2011);
+    assert.equal(byTitle.get('My Movie 2013.12.09')?.year ?? null, null, 'a date is no year');
+    assert.equal(byTitle.get('Movie')?.editions.length, 3);
+    assert.equal(byTitle.get('Heat')?.editions.length, 1, 'extra/ is an extras folder');
+
+    const movie = (await (
+      await t.api(`/api/movies/${byTitle.get('Movie')?.movie_id}`)
+    ).json()) as MovieDetail;
+    assert.deepEqual(movie.media_files.map((f) => f.edition_label ?? '(none)').sort(), [
+      '(none)',
+      '2',
+      'bluray',
+    ]);
+    const batman = (await (
+      await t.api(`/api/movies/${byTitle.get('Batman')?.movie_id}`)
+    ).json()) as MovieDetail;
+    assert.equal(batman.media_files.length, 2, 'both parts belong to one movie');
+  });
+});
