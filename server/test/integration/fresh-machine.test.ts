@@ -4,13 +4,20 @@
  * npm, analyses a scanned file with the bundled ffprobe, and says which binaries it uses.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { bundledToolPath } from '../../src/adapters/media-tools.ts';
+import { buildArtifactArgs } from '../../src/domain/ffmpeg/artifact-command.ts';
+import { parseFfprobe } from '../../src/domain/media/capabilities.ts';
+import type { PlaybackPlan } from '../../src/domain/playback/decision-types.ts';
 import { makeFixture } from '../helpers/media.ts';
+import { encode, plan } from '../unit/ffmpeg/fixtures.ts';
+
+const run = promisify(execFile);
 
 const repo = new URL('../../../', import.meta.url).pathname;
 const TOKEN = 'fresh-machine-test-token-0123456789';
@@ -159,5 +166,69 @@ describe('a fresh machine: no ffmpeg/ffprobe on the PATH', () => {
     };
     const item = library.items.find((i) => i.movie_id === movieId);
     assert.equal(item?.editions[0]?.playback_status_code, 'direct_play');
+  });
+});
+
+describe('the bundled ffmpeg 4.1 makes every conversion a decision may plan for it', () => {
+  let dir: string;
+  let source: string;
+  const ffmpeg = bundledToolPath('ffmpeg') ?? 'ffmpeg';
+  const ffprobe = bundledToolPath('ffprobe') ?? 'ffprobe';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'reelshelf-bundled-'));
+    source = await makeFixture('h264_aac.mp4', join(dir, 'source.mp4'), 1);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const probe = async (file: string) => {
+    const { stdout } = await run(ffprobe, [
+      '-v',
+      'error',
+      '-show_format',
+      '-show_streams',
+      '-of',
+      'json',
+      file,
+    ]);
+    return parseFfprobe(JSON.parse(stdout) as unknown, statSync(file).size);
+  };
+
+  const cases: [string, PlaybackPlan, string, string][] = [
+    ['remux', plan(), 'h264 320x240', 'aac'],
+    [
+      'AAC → E-AC-3',
+      plan({ audio: { codec: 'eac3', channels: 2, bitrate: 256_000 } }),
+      'h264 320x240',
+      'eac3',
+    ],
+    ['AAC → AC-3', plan({ audio: { codec: 'ac3', channels: 2, bitrate: 256_000 } }), 'h264 320x240', 'ac3'],
+    // The bounded scale is the part ffmpeg 4.1 refused while it used force_divisible_by (from 4.2).
+    [
+      'H.264 scaled into 200x200',
+      plan({ video: encode({ maxWidth: 200, maxHeight: 200 }) }),
+      'h264 200x150',
+      'aac',
+    ],
+    [
+      'HEVC 10-bit HDR10',
+      plan({ video: encode({ codec: 'hevc', tag: 'hvc1', bitDepth: 10, hdr: 'hdr10' }) }),
+      'hevc 320x240',
+      'aac',
+    ],
+  ];
+  cases.forEach(([name, artifactPlan, video, audio], i) => {
+    it(name, async () => {
+      const output = join(dir, `out-${i}.mp4`);
+      const args = buildArtifactArgs({
+        source,
+        output,
+        plan: artifactPlan,
+        capabilities: await probe(source),
+      });
+      await run(ffmpeg, args, { timeout: 60_000 });
+      const made = await probe(output);
+      assert.equal(`${made.video?.codec} ${made.video?.width}x${made.video?.height}`, video);
+      assert.equal(made.audio[0]?.codec, audio);
+    });
   });
 });

@@ -123,10 +123,10 @@ function scaleFilter(video: VideoEncodePlan): string | null {
   if (maxWidth === undefined && maxHeight === undefined) return null;
   if (maxHeight === undefined) return `scale=w=min(iw\\,${maxWidth}):h=-2`;
   if (maxWidth === undefined) return `scale=w=-2:h=min(ih\\,${maxHeight})`;
-  return (
-    `scale=w=min(iw\\,${maxWidth}):h=min(ih\\,${maxHeight})` +
-    ':force_original_aspect_ratio=decrease:force_divisible_by=2'
-  );
+  // One factor for both sides (fit inside the box, never enlarge), rounded down to even sizes. Written
+  // as plain arithmetic rather than force_divisible_by, which the bundled FFmpeg 4.1 lacks (added in 4.2).
+  const factor = `min(1\\,min(${maxWidth}/iw\\,${maxHeight}/ih))`;
+  return `scale=w=trunc(iw*${factor}/2)*2:h=trunc(ih*${factor}/2)*2`;
 }
 
 function pixelFormat(video: VideoEncodePlan): string {

@@ -215,7 +215,7 @@ describe('buildArtifactArgs: the growing fragmented MP4', () => {
     const args = build(plan({ video, audio: { codec: 'aac', channels: 2, bitrate: 256_000 } }), c);
     assert.equal(
       valueOf(args, '-filter_complex'),
-      '[0:V:0]scale=w=min(iw\\,1280):h=min(ih\\,720):force_original_aspect_ratio=decrease:force_divisible_by=2,' +
+      '[0:V:0]scale=w=trunc(iw*min(1\\,min(1280/iw\\,720/ih))/2)*2:h=trunc(ih*min(1\\,min(1280/iw\\,720/ih))/2)*2,' +
         'zscale=tin=smpte2084:pin=bt2020:min=bt2020nc:t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,' +
         'tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p[vout]',
     );
