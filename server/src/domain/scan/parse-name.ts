@@ -358,9 +358,16 @@ function splitPart(base: string): { name: string; part: number | null } {
   return part > 0 ? { name: groups.name, part } : { name: base, part: null };
 }
 
-function partOfFolder(folder: string): number | null {
+/**
+ * The part a folder holds: `CD2/` (the folder is only the part, the movie is its parent) or a folder
+ * named with a part suffix, such as a disc set's `Movie (1965) (Disc 01)/VIDEO_TS` or `blah - cd 1/`
+ * (Jellyfin stacks such folders; the movie is named by the folder without the suffix).
+ */
+function partOfFolder(folder: string): { part: number; name: string | null } | null {
   const number = PART_ONLY.exec(folder)?.groups?.number;
-  return number === undefined ? null : partFromToken(number);
+  if (number !== undefined) return { part: partFromToken(number), name: null };
+  const stacked = splitPart(folder);
+  return stacked.part === null || stacked.name === '' ? null : { part: stacked.part, name: stacked.name };
 }
 
 function unbracket(label: string): string {
@@ -656,8 +663,8 @@ export function parseMoviePath(relativePath: string): ParsedMovieName {
   const lastFolder = folders.at(-1);
   const folderPart = lastFolder === undefined ? null : partOfFolder(lastFolder);
   if (folderPart !== null) {
-    partNumber = folderPart;
-    folders = folders.slice(0, -1);
+    partNumber = folderPart.part;
+    folders = folderPart.name === null ? folders.slice(0, -1) : [...folders.slice(0, -1), folderPart.name];
   }
 
   const folderName = folders.at(-1);

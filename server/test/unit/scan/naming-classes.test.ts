@@ -110,6 +110,27 @@ describe('multi-part films stack with or without a year (part/pt glued to its nu
     );
   });
 
+  it('stacks folders named as the parts of a disc set', () => {
+    assert.deepEqual(
+      fields('The Sound of Music/The Sound of Music (1965) (Disc 02)/VIDEO_TS/VIDEO_TS.IFO', [
+        'title',
+        'year',
+        'partNumber',
+      ]),
+      { title: 'The Sound of Music', year: 1965, partNumber: 2 },
+    );
+    for (const folders of [
+      ['blah blah - cd 1', 'blah blah - cd 2'],
+      ['Sound of Music (1965)/Sound of Music Disc 1', 'Sound of Music (1965)/Sound of Music Disc 2'],
+      ['300 (2006) part1', '300 (2006) part2'],
+    ]) {
+      const paths = folders.map((folder) => `${folder}/VIDEO_TS/VIDEO_TS.IFO`);
+      const found = movies(paths);
+      assert.equal(found.length, 1, folders[0]);
+      assert.deepEqual(found[0]?.[2], [[null, paths]], folders[0]);
+    }
+  });
+
   it('does not stack numbered titles without a part word', () => {
     assert.equal(movies(['Harry Potter 1.mkv', 'Harry Potter 2.mkv', 'Harry Potter.mkv']).length, 3);
     assert.equal(movies(['300a.mkv', '300b.mkv', '300c.mkv']).length, 3);
