@@ -101,7 +101,7 @@ export class SystemStatusService {
         const fix =
           this.tools.ffmpeg.source === 'bundled'
             ? "install Debian's ffmpeg for it (apt-get install ffmpeg)"
-            : 'a full ffmpeg build has them (REELSHELF_FFMPEG points to one)';
+            : 'point REELSHELF_FFMPEG at a full build (Debian: apt-get install ffmpeg) for it';
         out.push(`${this.toolName('ffmpeg')}: ${lacks.join(', ')}; ${fix}.`);
       }
       if (!this.config.transcode) {
