@@ -1,5 +1,6 @@
 import type { ExportFormat, ImportResult } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../adapters/clock.ts';
+import type { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { Db } from '../db/database.ts';
 import {
   type ExportCopy,
@@ -15,14 +16,17 @@ import {
 } from '../domain/import-export/index.ts';
 import { AppError } from '../errors.ts';
 import type { CopyRow } from '../repositories/import-export.repository.ts';
+import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
+import { parseGenres } from '../domain/genres.ts';
+import { applyPlan } from './import-apply.ts';
 import {
   barcodeKey,
   type InMovie,
   itemsFromDocument,
   itemsFromGroups,
   loadSnapshot,
+  rootsOnDisk,
 } from './import-input.ts';
-import { parseGenres } from '../domain/genres.ts';
 import { ImportPlan } from './import-plan.ts';
 
 export interface ImportOptions {
@@ -38,9 +42,6 @@ export interface RenderedExport {
   contentType: string;
   filename: string;
 }
-
-/** How many writes run between two progress reports (and between two yields to the event loop). */
-const PROGRESS_EVERY = 500;
 
 /** 400 import_invalid: every bad row, nothing written. */
 export function importInvalid(rows: RowError[], warnings: string[]): AppError {
@@ -69,6 +70,8 @@ export class ImportExportService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Reads whether the library roots a JSON document names exist here (a warning when not). */
+    private readonly fs: FileSystemAdapter,
     /** New movies are handed on for enrichment (and artwork) after the import commits. */
     private readonly onMoviesCreated: (movieIds: number[]) => Promise<unknown> = async () => null,
   ) {}
@@ -119,8 +122,11 @@ export class ImportExportService {
     options: ImportOptions,
   ): Promise<ImportResult> {
     const now = isoNow(this.clock);
+    // Read: the folders first (the filesystem is no part of the transaction), the library inside it.
+    const onDisk = await rootsOnDisk(this.fs, doc);
     const plan = async (db: Db) => {
-      const p = new ImportPlan(await loadSnapshot(db, doc !== null), now, items, doc);
+      const snapshot = await loadSnapshot(db, doc !== null);
+      const p = new ImportPlan({ snapshot, now, items, doc, rootsOnDisk: onDisk });
       if (p.errors.length > 0) {
         throw importInvalid(
           p.errors.sort((a, b) => a.row - b.row),
@@ -133,16 +139,7 @@ export class ImportExportService {
     // Planned and written in one transaction: nothing can change the library between the two.
     const done = await this.db.transaction().execute(async (trx) => {
       const p = await plan(trx);
-      const total = p.ops.length;
-      for (let i = 0; i < total; i++) {
-        await p.ops[i]?.(trx);
-        if ((i + 1) % PROGRESS_EVERY === 0) {
-          options.onProgress?.(i + 1, total);
-          // Let requests that need no database (health, assets) through during a long import.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-      options.onProgress?.(total, total);
+      await applyPlan(p.ops, new ImportWriteRepository(trx), options.onProgress);
       return p;
     });
     const created = done.newMovies.map((r) => r.value);

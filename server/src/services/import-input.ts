@@ -1,8 +1,10 @@
 /**
  * @module services/import-input
  * What an import plan is made from: the file's movies as {@link InMovie} items (from CSV groups or a
- * validated JSON document) and a {@link Snapshot} of the library read in one go.
+ * validated JSON document), a {@link Snapshot} of the library read in one go, and which library
+ * root folders of a JSON document exist on this machine.
  */
+import type { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { Db } from '../db/database.ts';
 import {
   type ExportArtwork,
@@ -210,4 +212,11 @@ export async function loadSnapshot(db: Db, withExtras: boolean): Promise<Snapsho
 export function barcodeKey(barcode: string): string {
   const checked = checkBarcode(barcode);
   return checked.ok ? checked.barcode : barcode;
+}
+
+/** Which of the document's library root paths exist on this machine (a plan warns about the others). */
+export async function rootsOnDisk(fs: FileSystemAdapter, doc: LibraryExport | null): Promise<Set<string>> {
+  const paths = [...new Set((doc?.library_roots ?? []).map((r) => r.path))];
+  const found = await Promise.all(paths.map(async (p) => ((await fs.stat(p)) === null ? null : p)));
+  return new Set(found.filter((p): p is string => p !== null));
 }

@@ -136,7 +136,7 @@ export function buildServices(deps: ServiceDeps): Services {
       return batch.warnings;
     },
   );
-  const importExport = new ImportExportService(deps.db, deps.clock, async (movieIds) => {
+  const importExport = new ImportExportService(deps.db, deps.clock, fs, async (movieIds) => {
     // Imported movies are enriched in the background when a provider is configured, then get artwork.
     const jobId = await enrichment.queue(movieIds);
     if (jobId !== null) {

@@ -1,0 +1,273 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { MoviesTable } from '../db/schema.ts';
+
+export type MoviePatch = Updateable<MoviesTable>;
+export type NewMovieRow = Insertable<MoviesTable> & {
+  title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+};
+export interface NewEditionRow {
+  movie_id: number;
+  label: string | null;
+  format: string | null;
+  barcode: string | null;
+  region: string | null;
+  created_at: string;
+}
+export interface NewCopyRow {
+  movie_id: number;
+  edition_id: number | null;
+  binder_id: number | null;
+  slot: string | null;
+  notes: string | null;
+  created_at: string;
+}
+export interface NewMediaFileRow {
+  movie_id: number;
+  edition_id: number | null;
+  library_root_id: number;
+  relative_path: string;
+  size_bytes: number;
+  fingerprint: string | null;
+  edition_label: string | null;
+  now: string;
+}
+export interface ArtworkStateValues {
+  poster_state: string;
+  poster_source: string | null;
+  poster_path: string | null;
+  backdrop_state: string;
+  backdrop_source: string | null;
+  backdrop_path: string | null;
+}
+export interface WatchValues {
+  position_seconds: number;
+  watched: number;
+  updated_at: string;
+}
+
+/**
+ * Every write an import makes, one method each. The plan (services/import-plan.ts) only calls this
+ * port; {@link ImportWriteRepository} runs it on a Kysely transaction, tests may record it.
+ */
+export interface ImportWriter {
+  insertCollection(name: string, now: string): Promise<number>;
+  insertRoot(row: {
+    path: string;
+    name: string;
+    collection_id: number | null;
+    created_at: string;
+  }): Promise<number>;
+  updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void>;
+  insertBinder(name: string, capacity: number, now: string): Promise<number>;
+  setBinderCapacity(id: number, capacity: number): Promise<void>;
+  insertPerson(name: string): Promise<number>;
+  insertStudio(name: string): Promise<number>;
+  /** Many movies in one INSERT; RETURNING gives the rows in no promised order. */
+  insertMovies(
+    rows: NewMovieRow[],
+  ): Promise<
+    { id: number; title: string; year: number | null; tmdb_id: number | null; imdb_id: string | null }[]
+  >;
+  updateMovie(id: number, patch: MoviePatch): Promise<void>;
+  /** Many editions in one INSERT; RETURNING gives the rows in no promised order. */
+  insertEditions(rows: NewEditionRow[]): Promise<(Omit<NewEditionRow, 'created_at'> & { id: number })[]>;
+  updateEdition(
+    id: number,
+    patch: { label?: string; format?: string; region?: string; barcode?: string },
+  ): Promise<void>;
+  insertCopies(rows: NewCopyRow[]): Promise<void>;
+  setCopyNotes(id: number, notes: string): Promise<void>;
+  upsertRating(movieId: number, source: string, value: string, now: string): Promise<void>;
+  /** Replaces a movie's cast (or directors) with these people, in billing order. */
+  replaceCredits(movieId: number, kind: 'cast' | 'director', personIds: number[]): Promise<void>;
+  replaceStudios(movieId: number, studioIds: number[]): Promise<void>;
+  upsertArtwork(movieId: number, values: ArtworkStateValues, fetchedAt: string | null): Promise<void>;
+  insertMediaFile(row: NewMediaFileRow): Promise<number>;
+  moveMediaFile(
+    id: number,
+    values: { movie_id: number; edition_id?: number; updated_at: string },
+  ): Promise<void>;
+  upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void>;
+}
+
+/** The import's writes on one Kysely transaction (or database). */
+export class ImportWriteRepository implements ImportWriter {
+  constructor(private readonly db: Db) {}
+
+  async insertCollection(name: string, now: string): Promise<number> {
+    const res = await this.db
+      .insertInto('collections')
+      .values({ name, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async insertRoot(row: {
+    path: string;
+    name: string;
+    collection_id: number | null;
+    created_at: string;
+  }): Promise<number> {
+    const res = await this.db
+      .insertInto('library_roots')
+      .values(row)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void> {
+    await this.db.updateTable('library_roots').set(values).where('id', '=', id).execute();
+  }
+
+  async insertBinder(name: string, capacity: number, now: string): Promise<number> {
+    const res = await this.db
+      .insertInto('binders')
+      .values({ name, capacity, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async setBinderCapacity(id: number, capacity: number): Promise<void> {
+    await this.db.updateTable('binders').set({ capacity }).where('id', '=', id).execute();
+  }
+
+  async insertPerson(name: string): Promise<number> {
+    const res = await this.db
+      .insertInto('persons')
+      .values({ tmdb_id: null, name, profile_path: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async insertStudio(name: string): Promise<number> {
+    const res = await this.db
+      .insertInto('studios')
+      .values({ tmdb_id: null, name })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async insertMovies(rows: NewMovieRow[]) {
+    return this.db
+      .insertInto('movies')
+      .values(rows)
+      .returning(['id', 'title', 'year', 'tmdb_id', 'imdb_id'])
+      .execute();
+  }
+
+  async updateMovie(id: number, patch: MoviePatch): Promise<void> {
+    await this.db.updateTable('movies').set(patch).where('id', '=', id).execute();
+  }
+
+  async insertEditions(rows: NewEditionRow[]) {
+    return this.db
+      .insertInto('disc_editions')
+      .values(rows)
+      .returning(['id', 'movie_id', 'label', 'format', 'barcode', 'region'])
+      .execute();
+  }
+
+  async updateEdition(
+    id: number,
+    patch: { label?: string; format?: string; region?: string; barcode?: string },
+  ): Promise<void> {
+    await this.db.updateTable('disc_editions').set(patch).where('id', '=', id).execute();
+  }
+
+  async insertCopies(rows: NewCopyRow[]): Promise<void> {
+    await this.db.insertInto('physical_copies').values(rows).execute();
+  }
+
+  async setCopyNotes(id: number, notes: string): Promise<void> {
+    await this.db.updateTable('physical_copies').set({ notes }).where('id', '=', id).execute();
+  }
+
+  async upsertRating(movieId: number, source: string, value: string, now: string): Promise<void> {
+    await this.db
+      .insertInto('movie_ratings')
+      .values({ movie_id: movieId, source, value, fetched_at: now })
+      .onConflict((oc) => oc.columns(['movie_id', 'source']).doUpdateSet({ value, fetched_at: now }))
+      .execute();
+  }
+
+  async replaceCredits(movieId: number, kind: 'cast' | 'director', personIds: number[]): Promise<void> {
+    let del = this.db.deleteFrom('person_movie').where('movie_id', '=', movieId);
+    del =
+      kind === 'cast'
+        ? del.where('role', '=', 'cast')
+        : del.where('role', '=', 'crew').where('job', '=', 'Director');
+    await del.execute();
+    await this.db
+      .insertInto('person_movie')
+      .values(
+        personIds.map((personId, i) => ({
+          person_id: personId,
+          movie_id: movieId,
+          role: kind === 'cast' ? 'cast' : 'crew',
+          character: null,
+          job: kind === 'cast' ? null : 'Director',
+          department: kind === 'cast' ? null : 'Directing',
+          sort_order: i,
+        })),
+      )
+      .execute();
+  }
+
+  async replaceStudios(movieId: number, studioIds: number[]): Promise<void> {
+    await this.db.deleteFrom('movie_studio').where('movie_id', '=', movieId).execute();
+    await this.db
+      .insertInto('movie_studio')
+      .values(studioIds.map((studioId) => ({ movie_id: movieId, studio_id: studioId })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  async upsertArtwork(movieId: number, values: ArtworkStateValues, fetchedAt: string | null): Promise<void> {
+    await this.db
+      .insertInto('movie_artwork_state')
+      .values({ movie_id: movieId, ...values, fetched_at: fetchedAt, error: null })
+      .onConflict((oc) => oc.column('movie_id').doUpdateSet(values))
+      .execute();
+  }
+
+  async insertMediaFile(row: NewMediaFileRow): Promise<number> {
+    const { now, ...values } = row;
+    const res = await this.db
+      .insertInto('media_files')
+      .values({
+        ...values,
+        mtime_ms: 0,
+        status: 'present',
+        analysis_status: 'not_analyzed',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
+  }
+
+  async moveMediaFile(
+    id: number,
+    values: { movie_id: number; edition_id?: number; updated_at: string },
+  ): Promise<void> {
+    await this.db.updateTable('media_files').set(values).where('id', '=', id).execute();
+  }
+
+  async upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void> {
+    await this.db
+      .insertInto('watch_state')
+      .values({ media_file_id: mediaFileId, movie_id: movieId, ...values })
+      .onConflict((oc) => oc.column('media_file_id').doUpdateSet({ movie_id: movieId, ...values }))
+      .execute();
+  }
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LibraryExport } from '../../../src/domain/import-export/index.ts';
+import { openDatabase } from '../../../src/db/database.ts';
+import { ImportWriteRepository } from '../../../src/repositories/import-write.repository.ts';
+import { applyPlan } from '../../../src/services/import-apply.ts';
+import { loadSnapshot } from '../../../src/services/import-input.ts';
+import { ImportPlan } from '../../../src/services/import-plan.ts';
+import {
+  NOW,
+  binderRow,
+  copyRow,
+  csvItems,
+  editionRow,
+  exportMovie,
+  extras,
+  jsonItems,
+  movieRow,
+  recordingWriter,
+  snapshot,
+} from './plan-fixtures.ts';
+
+const heatLib = () =>
+  snapshot({
+    movies: [movieRow({ id: 1, title: 'Heat', year: 1995 })],
+    editions: [editionRow({ id: 10, movie_id: 1, format: 'DVD', barcode: '0012345678905' })],
+    copies: [copyRow({ id: 20, movie_id: 1, edition_id: 10, binder: 'A', slot: '1' })],
+    binders: [binderRow(5, 'A')],
+  });
+
+function doc(parts: Partial<LibraryExport>): LibraryExport {
+  return { format_version: 1, movies: [], collections: [], library_roots: [], binders: [], ...parts };
+}
+
+describe('ImportPlan (pure: a snapshot and items in, counts, problems and writes out)', () => {
+  it('a new movie: its row, edition and copy are written in order, each pointing at the ids before it', async () => {
+    const plan = new ImportPlan({
+      snapshot: snapshot(),
+      now: NOW,
+      items: csvItems([{ title: 'Ronin', year: 1998, format: 'Blu-ray', binder: 'B', slot: '3' }]),
+      doc: null,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, []);
+    assert.deepEqual(plan.created, { movies: 1, editions: 1, copies: 1 });
+    const { writer, writes } = recordingWriter();
+    for (const op of plan.ops) await op(writer);
+    assert.deepEqual(
+      writes.map((w) => w.method),
+      ['insertBinder', 'insertMovies', 'insertEditions', 'insertCopies'],
+    );
+    // Ids handed out in that order: binder 1000, movie 1001, edition 1002.
+    assert.deepEqual(writes[3]?.args[0], [
+      { movie_id: 1001, edition_id: 1002, binder_id: 1000, slot: '3', notes: null, created_at: NOW },
+    ]);
+    assert.deepEqual(
+      plan.newMovies.map((r) => r.value),
+      [1001],
+    );
+  });
+
+  it('the library as the file says: nothing to write, the movie counts as unchanged', () => {
+    const plan = new ImportPlan({
+      snapshot: heatLib(),
+      now: NOW,
+      items: csvItems([
+        { title: 'Heat', year: 1995, format: 'DVD', barcode: '0012345678905', binder: 'A', slot: '1' },
+      ]),
+      doc: null,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual([plan.ops.length, plan.unchanged, plan.updated], [0, 1, 0]);
+  });
+
+  it('problems that forbid the import are errors; lost barcodes are warnings', () => {
+    // Casino is in the library too: its title and year win over the barcode Heat holds.
+    const lib = heatLib();
+    lib.movies.push(movieRow({ id: 2, title: 'Casino', year: 1995 }));
+    const plan = new ImportPlan({
+      snapshot: lib,
+      now: NOW,
+      items: [
+        ...csvItems([{ title: 'Ronin', year: 1998, format: 'DVD', binder: 'A', slot: '1' }]),
+        ...csvItems([{ title: 'Casino', year: 1995, barcode: '0012345678905' }]),
+      ],
+      doc: null,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, [
+      { row: 2, field: 'slot', message: 'binder "A" slot 1 already holds Heat (1995): one disc per slot' },
+    ]);
+    assert.deepEqual(plan.warnings, [
+      'line 2: barcode 0012345678905 is already on Heat (1995); this edition of Casino is recorded without it',
+    ]);
+  });
+
+  it('a library root of the document: warned when its folder is not on this machine, refused when it overlaps', () => {
+    const roots = doc({
+      library_roots: [
+        { path: '/films/new', name: 'New', collection: null },
+        { path: '/films/old/inner', name: 'Inner', collection: null },
+      ],
+    });
+    const lib = snapshot({
+      extras: extras({ roots: [{ id: 1, path: '/films/old', name: 'Old', collection: null }] }),
+    });
+    const make = (onDisk: string[]) =>
+      new ImportPlan({
+        snapshot: lib,
+        now: NOW,
+        items: jsonItems(roots),
+        doc: roots,
+        rootsOnDisk: new Set(onDisk),
+      });
+    const missing = make([]);
+    assert.equal(
+      missing.warnings.filter((w) => w.startsWith('library root /films/new does not exist')).length,
+      1,
+    );
+    assert.deepEqual(
+      missing.errors.map((e) => e.field),
+      ['library_roots/1/path'],
+    );
+    const present = make(['/films/new', '/films/old/inner']);
+    assert.deepEqual(present.warnings, []);
+  });
+});
+
+describe('applyPlan on real SQLite', () => {
+  it('writes a JSON document, reports progress, and a second plan of the same file writes nothing', async () => {
+    const opened = await openDatabase('sqlite::memory:');
+    try {
+      const document = doc({
+        binders: [{ name: 'A', capacity: 40 }],
+        movies: [
+          exportMovie({
+            title: 'Heat',
+            year: 1995,
+            tmdb_id: 949,
+            binder: 'A',
+            cast: ['Al Pacino', 'Robert De Niro'],
+            studios: ['Warner Bros.'],
+            ratings: [{ source: 'imdb', value: '8.3/10' }],
+            editions: [
+              {
+                label: null,
+                format: 'DVD',
+                barcode: '0012345678905',
+                region: '2',
+                copies: [{ binder: 'A', slot: '1', notes: 'signed' }],
+              },
+            ],
+          }),
+        ],
+      });
+      const plan = async () =>
+        new ImportPlan({
+          snapshot: await loadSnapshot(opened.db, true),
+          now: NOW,
+          items: jsonItems(document),
+          doc: document,
+          rootsOnDisk: new Set(),
+        });
+      const first = await plan();
+      assert.deepEqual(first.errors, []);
+      const progress: [number, number][] = [];
+      await opened.db
+        .transaction()
+        .execute((trx) =>
+          applyPlan(first.ops, new ImportWriteRepository(trx), (done, total) => progress.push([done, total])),
+        );
+      assert.deepEqual(progress, [[first.ops.length, first.ops.length]]);
+      const stored = await loadSnapshot(opened.db, true);
+      assert.deepEqual(
+        stored.movies.map((m) => [m.title, m.tmdb_id]),
+        [['Heat', 949]],
+      );
+      assert.deepEqual(
+        stored.copies.map((c) => [c.binder, c.slot, c.notes]),
+        [['A', '1', 'signed']],
+      );
+      assert.deepEqual(
+        stored.extras?.credits.map((c) => c.name),
+        ['Al Pacino', 'Robert De Niro'],
+      );
+      const second = await plan();
+      assert.deepEqual([second.ops.length, second.unchanged], [0, 1]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
