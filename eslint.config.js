@@ -2,6 +2,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const FS_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((name) => ({
+  name,
+  message:
+    'Files are read and written through an adapter (server/src/adapters: DataStore, FileSystemAdapter).',
+}));
+const PROCESS_MODULES = ['child_process', 'node:child_process'].map((name) => ({
+  name,
+  message: 'Processes (ffmpeg, ffprobe…) run behind an adapter (server/src/adapters).',
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -28,5 +38,15 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-control-regex': 'off',
     },
+  },
+  // The walls (docs/architecture.md): services hold rules and domain holds pure decisions; files and
+  // processes are reached only through server/src/adapters (the data dir through DataStore).
+  {
+    files: ['server/src/services/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [...FS_MODULES, ...PROCESS_MODULES] }] },
+  },
+  {
+    files: ['server/src/domain/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [...FS_MODULES, ...PROCESS_MODULES] }] },
   },
 );
