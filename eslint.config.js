@@ -39,6 +39,11 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // Tool configs that must be CommonJS (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
   // The walls (docs/architecture.md): services hold rules and domain holds pure decisions; files and
   // processes are reached only through server/src/adapters (the data dir through DataStore).
   {

@@ -1,0 +1,67 @@
+// The layer and cycle rules over server/src (docs/architecture.md), checked by
+// server/test/unit/architecture.test.ts through dependency-cruiser's JS API (its CLI refuses
+// Node 20; the API runs). Layers, top to bottom; a layer may import any layer below it:
+//   http/ (routes, pages), cli/, main.ts, server.ts   — the edges and the composition root
+//   services/                                         — rules, one use case each
+//   repositories/, adapters/, providers/, jobs/, db/  — every I/O: database, files, processes, HTTP
+//   domain/                                           — pure decisions
+// errors.ts and config.ts are shared by all and import no layer.
+const TOP = '^server/src/(http|cli)/|^server/src/(main|server)\\.ts$';
+const SERVICES = '^server/src/services/';
+const INFRASTRUCTURE = '^server/src/(repositories|adapters|providers|jobs|db)/';
+const DOMAIN = '^server/src/domain/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: one of the two should get what it needs passed in.',
+      from: { path: '^server/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-stays-pure',
+      severity: 'error',
+      comment:
+        'domain/ imports only domain/ (and the contract): no service, repository, adapter, error or config.',
+      from: { path: DOMAIN },
+      to: { path: '^server/src/', pathNot: DOMAIN },
+    },
+    {
+      name: 'infrastructure-below-services',
+      severity: 'error',
+      comment: 'Repositories, adapters, providers, jobs and db serve the services; they never call up.',
+      from: { path: INFRASTRUCTURE },
+      to: { path: `${SERVICES}|${TOP}` },
+    },
+    {
+      name: 'services-below-http',
+      severity: 'error',
+      comment: 'Services know nothing of HTTP, the CLI or the composition root.',
+      from: { path: SERVICES },
+      to: { path: TOP },
+    },
+    {
+      name: 'routes-through-services',
+      severity: 'error',
+      comment: 'Routes stay thin: data is read and written by services, never by a route on the database.',
+      from: { path: '^server/src/http/' },
+      to: { path: '^server/src/(repositories|db)/' },
+    },
+    {
+      name: 'no-fs-or-process-in-rules',
+      severity: 'error',
+      comment:
+        'Files and processes are reached through adapters (ESLint no-restricted-imports says the same).',
+      from: { path: `${SERVICES}|${DOMAIN}` },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process)$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a cycle of types is still a cycle of knowledge.
+    tsPreCompilationDeps: true,
+  },
+};
