@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createServer, type ReelshelfServer } from '../server.ts';
 import type { ImportRowError, ScanReport } from '@reelshelf/contract';
 import { looksLikeJson } from '../services/import-export.service.ts';
+import { startCliProgress } from './progress.ts';
 
 const USAGE = `usage: reelshelf <command> [options]
 
@@ -20,6 +20,9 @@ commands:
 
 The CLI works on the same data dir as the server (REELSHELF_DATA_DIR, default ./data).`;
 
+/** How often a scan's progress is read while it runs. */
+const POLL_MS = 200;
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`reelshelf: ${message}\n`);
   process.exit(code);
@@ -31,29 +34,16 @@ async function scan(server: ReelshelfServer, path: string): Promise<number> {
     (await server.services.roots.findByPath(absolute)) ??
     (await server.services.roots.create({ path: absolute }));
   const { scan_id } = await server.services.scans.start(root.id);
-  const bar = new SingleBar({
-    format: 'scanning [{bar}] {value}/{total} files | {rate} files/s | ETA {eta_formatted}',
-    noTTYOutput: true,
-    notTTYSchedule: 2000,
-    hideCursor: true,
-  });
+  const progress = startCliProgress({ label: 'scanning', unit: 'files' });
   const started = Date.now();
-  let barStarted = false;
   let report: ScanReport = await server.services.scans.report(scan_id);
   while (report.status === 'running') {
-    await new Promise((r) => setTimeout(r, 200));
+    progress.update(report.progress.done, report.progress.total);
+    await new Promise((r) => setTimeout(r, POLL_MS));
     report = await server.services.scans.report(scan_id);
-    const { done, total } = report.progress;
-    const rate = (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
-    if (!barStarted && total > 0) {
-      bar.start(total, done, { rate });
-      barStarted = true;
-    } else if (barStarted) {
-      bar.setTotal(total);
-      bar.update(done, { rate });
-    }
   }
-  if (barStarted) bar.stop();
+  progress.update(report.progress.done, report.progress.total);
+  progress.stop();
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   const c = report.counts;
   process.stdout.write(
@@ -84,6 +74,7 @@ async function addDisc(
   code: string,
   binder?: string,
   slot?: string,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<boolean> {
   try {
     const created = await server.services.barcodes.create(code, {
@@ -91,15 +82,15 @@ async function addDisc(
       ...(slot === undefined ? {} : { slot }),
     });
     const edition = created.movie.editions.find((e) => e.id === created.edition_id);
-    process.stdout.write(
+    print(
       `✓ ${created.movie.title}${created.movie.year === null ? '' : ` (${created.movie.year})`} · ${edition?.format ?? 'disc'}` +
-        `${edition?.label ? ` · ${edition.label}` : ''} → binder ${created.physical_copy.binder} · slot ${created.physical_copy.slot}\n`,
+        `${edition?.label ? ` · ${edition.label}` : ''} → binder ${created.physical_copy.binder} · slot ${created.physical_copy.slot}`,
     );
-    for (const w of created.warnings) process.stdout.write(`  ! ${w}\n`);
+    for (const w of created.warnings) print(`  ! ${w}`);
     return true;
   } catch (err) {
     if (err instanceof AppError) {
-      process.stdout.write(`✗ ${code}: ${err.message}${err.hint === undefined ? '' : ` (${err.hint})`}\n`);
+      print(`✗ ${code}: ${err.message}${err.hint === undefined ? '' : ` (${err.hint})`}`);
       return false;
     }
     throw err;
@@ -114,11 +105,25 @@ async function barcode(server: ReelshelfServer, args: string[]): Promise<number>
   const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   let failures = 0;
-  for await (const line of lines) {
-    const next = line.trim();
-    if (next === '') continue;
-    if (!(await addDisc(server, next, opts.binder))) failures++;
+  if (process.stdin.isTTY === true) {
+    // A person (or a handheld scanner typing digits) at the keyboard: no total to show, one line per disc.
+    for await (const line of lines) {
+      const next = line.trim();
+      if (next === '') continue;
+      if (!(await addDisc(server, next, opts.binder))) failures++;
+    }
+    return failures === 0 ? 0 : 1;
   }
+  // Codes piped from a file: the total is known, so the loop shows its progress.
+  const codes: string[] = [];
+  for await (const line of lines) if (line.trim() !== '') codes.push(line.trim());
+  const progress = startCliProgress({ label: 'adding discs', unit: 'codes' });
+  progress.update(0, codes.length);
+  for (const [i, next] of codes.entries()) {
+    if (!(await addDisc(server, next, opts.binder, undefined, (line) => progress.log(line)))) failures++;
+    progress.update(i + 1, codes.length);
+  }
+  progress.stop();
   return failures === 0 ? 0 : 1;
 }
 
@@ -140,25 +145,14 @@ async function importCommand(server: ReelshelfServer, args: string[]): Promise<n
   if (bytes.length > 1024 * 1024) {
     process.stderr.write(`checking ${path} (${(bytes.length / 1024 / 1024).toFixed(1)} MB)…\n`);
   }
-  const bar = new SingleBar({
-    format: 'importing [{bar}] {percentage}% | {value}/{total} writes | ETA {eta_formatted}',
-    noTTYOutput: true,
-    notTTYSchedule: 2000,
-    hideCursor: true,
-  });
-  let barStarted = false;
+  // Checking (parse, match, plan) has no count to show; the writes that follow do (none in a dry run).
+  const progress = startCliProgress({ label: 'importing', unit: 'writes' });
   try {
     const r = await server.services.importExport.importFile(bytes, kind, {
       dryRun,
-      onProgress: (done, total) => {
-        if (total < 2000) return;
-        if (!barStarted) {
-          bar.start(total, done);
-          barStarted = true;
-        } else bar.update(done);
-      },
+      onProgress: (done, total) => progress.update(done, total),
     });
-    if (barStarted) bar.stop();
+    progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     const c = r.created;
     process.stdout.write(
@@ -168,7 +162,7 @@ async function importCommand(server: ReelshelfServer, args: string[]): Promise<n
     for (const w of r.warnings.slice(0, 50)) process.stdout.write(`  ! ${w}\n`);
     return 0;
   } catch (err) {
-    if (barStarted) bar.stop();
+    progress.stop();
     if (!(err instanceof AppError) || err.code !== 'import_invalid') throw err;
     const rows = Array.isArray(err.extra.rows) ? (err.extra.rows as ImportRowError[]) : [];
     process.stdout.write(`${err.message}\n`);
