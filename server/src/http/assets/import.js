@@ -1,4 +1,4 @@
-/* global document */
+/* global document, XMLHttpRequest */
 // Import page: checks the chosen file with a dry run (POST /api/import?dry_run=true), shows every row
 // to fix, and imports it when it is good. Text is set with textContent only: file content never runs.
 
@@ -9,25 +9,56 @@ const runButton = document.getElementById('import-run');
 const status = document.getElementById('import-status');
 const problems = document.getElementById('import-problems');
 const warnings = document.getElementById('import-warnings');
+const bar = document.getElementById('import-progress');
 
 function contentType(file) {
   return /\.json$/i.test(file.name) || file.type === 'application/json' ? 'application/json' : 'text/csv';
 }
 
-async function send(file, dryRun) {
-  const res = await fetch(`/api/import${dryRun ? '?dry_run=true' : ''}`, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { accept: 'application/json', 'content-type': contentType(file), 'x-csrf-token': csrf },
-    body: await file.arrayBuffer(),
+/**
+ * Sends the file with XMLHttpRequest, whose upload events give the bar a real percentage while the
+ * bytes go up; once they are all sent the server checks (and writes) the file in one go, shown as an
+ * indeterminate bar until it answers.
+ */
+function send(file, dryRun, label) {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/import${dryRun ? '?dry_run=true' : ''}`);
+    xhr.withCredentials = true;
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader('content-type', contentType(file));
+    xhr.setRequestHeader('x-csrf-token', csrf);
+    xhr.responseType = 'text';
+    bar.hidden = false;
+    bar.max = 100;
+    bar.value = 0;
+    xhr.upload.addEventListener('progress', (event) => {
+      if (!event.lengthComputable || event.total === 0) return;
+      const percent = Math.floor((event.loaded / event.total) * 100);
+      bar.value = percent;
+      status.textContent = `${label}: sending ${file.name} (${percent}%)…`;
+    });
+    xhr.upload.addEventListener('load', () => {
+      bar.removeAttribute('value');
+      status.textContent = `${label}: the server is reading ${file.name}…`;
+    });
+    const done = (code, text) => {
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      const ok = code >= 200 && code < 300;
+      if (ok) bar.value = bar.max;
+      else bar.hidden = true;
+      resolve({ ok, status: code, body });
+    };
+    xhr.addEventListener('load', () => done(xhr.status, xhr.responseText));
+    xhr.addEventListener('error', () => done(0, ''));
+    xhr.addEventListener('abort', () => done(0, ''));
+    xhr.send(file);
   });
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  return { ok: res.ok, status: res.status, body };
 }
 
 function counts(r) {
@@ -65,6 +96,7 @@ function showProblems(rows, isJson) {
 function reset() {
   runButton.disabled = true;
   status.textContent = '';
+  bar.hidden = true;
   showProblems([], false);
   showWarnings([]);
 }
@@ -77,7 +109,7 @@ async function run(dryRun) {
   }
   reset();
   status.textContent = dryRun ? `Checking ${file.name}…` : `Importing ${file.name}…`;
-  const { ok, status: code, body } = await send(file, dryRun);
+  const { ok, status: code, body } = await send(file, dryRun, dryRun ? 'Checking' : 'Importing');
   showWarnings(body?.warnings);
   if (ok && body !== null) {
     status.textContent = dryRun
@@ -91,7 +123,10 @@ async function run(dryRun) {
     showProblems(body.rows ?? [], contentType(file) === 'application/json');
     return;
   }
-  status.textContent = [body?.message ?? `The server answered ${code}.`, body?.hint]
+  status.textContent = [
+    body?.message ?? (code === 0 ? 'The server could not be reached.' : `The server answered ${code}.`),
+    body?.hint,
+  ]
     .filter(Boolean)
     .join(' ');
 }

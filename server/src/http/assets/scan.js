@@ -3,7 +3,7 @@
 // Without JavaScript the same forms post to /scan/... and the page reloads itself.
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-const POLL_MS = 700;
+const POLL_MS = 500;
 
 async function call(method, url, body) {
   const headers = { accept: 'application/json' };
@@ -27,9 +27,10 @@ async function call(method, url, body) {
 function summary(report) {
   const c = report.counts;
   if (report.status === 'running') {
-    return report.progress.total === 0
+    const { done, total } = report.progress;
+    return total === 0
       ? 'Scanning: looking for files…'
-      : `Scanning: ${report.progress.done} of ${report.progress.total} files.`;
+      : `Scanning: ${done} of ${total} files (${Math.floor((done / total) * 100)}%).`;
   }
   if (report.status === 'committed') {
     return `Scan finished: found ${c.found}, new ${c.new}, changed ${c.changed}, moved ${c.moved}, unchanged ${c.unchanged}, missing ${c.missing}, errors ${c.errors}.`;
@@ -43,9 +44,12 @@ function show(box, report) {
   const status = box.querySelector('[role="status"]');
   box.dataset.scanId = String(report.id);
   box.dataset.scanStatus = report.status;
-  progress.hidden = report.status !== 'running';
+  // The bar moves while the scan runs and stays full once it is committed; a failed or cancelled scan
+  // hides it (its text says why).
+  const committed = report.status === 'committed';
+  progress.hidden = report.status !== 'running' && !committed;
   progress.max = Math.max(1, report.progress.total);
-  progress.value = report.progress.done;
+  progress.value = committed ? progress.max : Math.min(report.progress.done, progress.max);
   status.textContent = summary(report);
 }
 

@@ -38,6 +38,7 @@ export function importPage(): Html {
           <button type="button" id="import-run" disabled>Import</button>
         </div>
       </form>
+      <progress id="import-progress" max="100" value="0" hidden aria-label="Import progress"></progress>
       <p id="import-status" role="status" aria-live="polite"></p>
       <div id="import-problems" hidden>
         <h3>Rows to fix</h3>

@@ -15,9 +15,10 @@ export interface ScanPageData {
 export function scanSummary(report: ScanReport): string {
   const c = report.counts;
   if (report.status === 'running') {
-    return report.progress.total === 0
+    const { done, total } = report.progress;
+    return total === 0
       ? 'Scanning: looking for files…'
-      : `Scanning: ${report.progress.done} of ${report.progress.total} files.`;
+      : `Scanning: ${done} of ${total} files (${Math.floor((done / total) * 100)}%).`;
   }
   const counts = `found ${c.found}, new ${c.new}, changed ${c.changed}, moved ${c.moved}, unchanged ${c.unchanged}, missing ${c.missing}, errors ${c.errors}`;
   if (report.status === 'committed') return `Scan finished: ${counts}.`;
@@ -25,17 +26,26 @@ export function scanSummary(report: ScanReport): string {
   return `Scan failed${report.message === undefined ? '' : `: ${report.message}`}.`;
 }
 
+/** The bar of a scan: moving while it runs, full once committed, hidden otherwise (as scan.js does). */
+function scanBar(scan: ScanReport | null): { max: number; value: number; shown: boolean } {
+  if (scan === null) return { max: 1, value: 0, shown: false };
+  const max = Math.max(1, scan.progress.total);
+  if (scan.status === 'committed') return { max, value: max, shown: true };
+  return { max, value: Math.min(scan.progress.done, max), shown: scan.status === 'running' };
+}
+
 function scanStatus(rootId: number, scan: ScanReport | null): Html {
   const mine = scan !== null && scan.root_id === rootId ? scan : null;
+  const bar = scanBar(mine);
   return html`<div
     class="scan-progress"
     data-root-id="${rootId}"
     ${mine === null ? null : html`data-scan-id="${mine.id}" data-scan-status="${mine.status}"`}
   >
     <progress
-      max="${mine === null ? 1 : Math.max(1, mine.progress.total)}"
-      value="${mine === null ? 0 : mine.progress.done}"
-      ${mine?.status === 'running' ? null : html`hidden`}
+      max="${bar.max}"
+      value="${bar.value}"
+      ${bar.shown ? null : html`hidden`}
       aria-label="Scan progress"
     ></progress>
     <p role="status" aria-live="polite">${mine === null ? '' : scanSummary(mine)}</p>

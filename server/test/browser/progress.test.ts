@@ -1,0 +1,173 @@
+// Progress bars in a real browser (Debian's Chromium via playwright-core): the scan page's bar moves
+// while a real scan runs and ends full; the import page's bar ends full after an import.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { ReelshelfClient } from '../../../client/src/index.ts';
+import { makeMediaTree } from '../helpers/media.ts';
+import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const FILES = 80;
+
+interface BarReading {
+  value: number;
+  max: number;
+  hidden: boolean;
+  determinate: boolean;
+  text: string;
+}
+
+/** Reads a <progress> and the status line next to it, every few milliseconds, until `until` matches. */
+async function watchBar(
+  page: Page,
+  barSelector: string,
+  statusSelector: string,
+  until: RegExp,
+): Promise<BarReading[]> {
+  const readings: BarReading[] = [];
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const reading = await page.evaluate(
+      ([barSel, statusSel]) => {
+        const bar = document.querySelector<HTMLProgressElement>(barSel ?? '');
+        const status = document.querySelector(statusSel ?? '');
+        return {
+          value: bar?.value ?? -1,
+          max: bar?.max ?? -1,
+          hidden: bar?.hidden ?? true,
+          determinate: bar?.hasAttribute('value') ?? false,
+          text: status?.textContent ?? '',
+        };
+      },
+      [barSelector, statusSelector],
+    );
+    readings.push(reading);
+    if (until.test(reading.text)) return readings;
+    assert.ok(Date.now() < deadline, `still waiting: ${JSON.stringify(reading)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe(
+  'progress bars in Chromium',
+  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)` },
+  () => {
+    let t: TestServer;
+    let client: ReelshelfClient;
+    let browser: Browser;
+    let page: Page;
+    let media: string;
+    let profile: string;
+    const errors: string[] = [];
+
+    before(async () => {
+      media = mkdtempSync(join(tmpdir(), 'reelshelf-progress-media-'));
+      profile = mkdtempSync(join(tmpdir(), 'reelshelf-progress-chromium-'));
+      await makeMediaTree(join(media, 'shelf'), FILES);
+      rmSync(join(media, 'shelf', '.seed'), { recursive: true, force: true });
+      t = await startTestServer();
+      client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        ignoreDefaultArgs: true,
+        args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
+      });
+      page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      page.on('pageerror', (err) => errors.push(err.message));
+      await page.goto(`${t.url}/sign-in`);
+      await page.getByLabel('Admin token').fill(t.token);
+      await Promise.all([
+        page.waitForURL(`${t.url}/library`),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await t?.close();
+      for (const dir of [media, profile]) if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('scan page: the bar moves while the scan runs and ends full', async () => {
+      const root = await client.createLibraryRoot({ path: join(media, 'shelf'), name: 'Progress shelf' });
+      await page.goto(`${t.url}/scan`);
+      const box = `.scan-progress[data-root-id="${root.id}"]`;
+      assert.equal(await page.locator(`${box} progress`).isVisible(), false, 'no bar before a scan');
+      await page.getByRole('button', { name: 'Scan Progress shelf now' }).click();
+      const readings = await watchBar(page, `${box} progress`, `${box} [role="status"]`, /Scan finished/);
+
+      const running = readings.filter((r) => r.text.startsWith('Scanning:') && !r.hidden);
+      const counted = running.filter((r) => r.max === FILES);
+      assert.ok(counted.length > 0, `the bar showed the file count: ${JSON.stringify(readings.slice(0, 5))}`);
+      for (const [i, r] of counted.entries()) {
+        assert.ok(r.value >= 0 && r.value <= r.max, JSON.stringify(r));
+        if (i > 0) assert.ok(r.value >= (counted[i - 1]?.value ?? 0), 'the bar never goes back');
+      }
+      const distinct = new Set(counted.map((r) => r.value));
+      assert.ok(distinct.size >= 2, `the bar moved while the scan ran: ${JSON.stringify([...distinct])}`);
+      assert.ok(
+        counted.some((r) => r.value > 0 && r.value < r.max),
+        'a reading part-way through',
+      );
+      assert.ok(
+        counted.some((r) => /^Scanning: \d+ of 80 files \(\d+%\)\.$/.test(r.text)),
+        'the text says the count and the percent',
+      );
+
+      const last = readings.at(-1);
+      assert.ok(last !== undefined);
+      assert.equal(last.hidden, false, 'the finished bar stays visible');
+      assert.equal(last.max, FILES);
+      assert.equal(last.value, FILES, 'and full');
+      assert.match(last.text, new RegExp(`found ${FILES}, new ${FILES}`));
+
+      // A reload shows the committed scan's bar full as well (server-rendered).
+      const report = await client.getScan(Number(await page.locator(box).getAttribute('data-scan-id')));
+      await page.goto(`${t.url}/scan?scan=${report.id}`);
+      const reloaded = page.locator(`${box} progress`);
+      assert.equal(await reloaded.isVisible(), true);
+      assert.equal(await reloaded.getAttribute('value'), String(FILES));
+      assert.equal(await reloaded.getAttribute('max'), String(FILES));
+      assert.deepEqual(errors, []);
+    });
+
+    it('import page: the bar is shown during the upload and ends full', async () => {
+      const rows = Array.from(
+        { length: 3000 },
+        (_, i) => `Progress Film ${i},${1950 + (i % 70)},C${i % 9},${i}`,
+      );
+      const file = join(media, 'collection.csv');
+      writeFileSync(file, `Title,Year,Binder,Slot\n${rows.join('\n')}\n`);
+      await page.goto(`${t.url}/import`);
+      const bar = page.locator('#import-progress');
+      assert.equal(await bar.isVisible(), false, 'no bar before a file is sent');
+      await page.getByLabel('File (CSV or JSON, up to 40 MiB)').setInputFiles(file);
+      await page.getByRole('button', { name: 'Check file' }).click();
+      await page.locator('#import-status', { hasText: 'The file is good' }).waitFor({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Import' }).click();
+      const readings = await watchBar(page, '#import-progress', '#import-status', /^Imported:/);
+      const last = readings.at(-1);
+      assert.ok(last !== undefined);
+      assert.equal(last.hidden, false);
+      assert.equal(last.determinate, true);
+      assert.equal(last.value, last.max, 'full once imported');
+      assert.match(last.text, /3000 new movies/);
+      assert.deepEqual(errors, []);
+    });
+  },
+);
