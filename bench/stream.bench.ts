@@ -47,6 +47,16 @@ async function wrk(url: string, seconds: number): Promise<number> {
   return Number(match[1]) * factor;
 }
 
+/** wrk's request rate for one URL with one extra header: 2 threads, 8 connections. */
+async function wrkRequests(url: string, seconds: number, header: string): Promise<number> {
+  const { stdout } = await run('wrk', ['-t2', '-c8', `-d${seconds}s`, '-H', header, url], {
+    maxBuffer: 1 << 20,
+  });
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(stdout);
+  if (match?.[1] === undefined) throw new Error(`wrk printed no request rate: ${stdout}`);
+  return Number(match[1]);
+}
+
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -139,14 +149,34 @@ http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${nginx
     const nginxUrl = `http://127.0.0.1:${port}/Big%20(2020)/Big%20(2020).mkv`;
     const ours = `${server.url}${bigEdition.stream_url}`;
     await wrk(ours, 1);
-    const seconds = 8;
-    const nginxRate = await wrk(nginxUrl, seconds);
-    const ourRate = await wrk(ours, seconds);
+    // The machine is shared: nginx and reelshelf take turns in short slices, so a burst of load from
+    // elsewhere hits both sides of a ratio alike; the median of the slices is the figure.
+    const seconds = 3;
+    const slices = 3;
+    const ratios: number[] = [];
+    const rates: { ours: number; nginx: number }[] = [];
+    for (let slice = 0; slice < slices; slice++) {
+      const nginxRate = await wrk(nginxUrl, seconds);
+      const ourRate = await wrk(ours, seconds);
+      rates.push({ ours: ourRate, nginx: nginxRate });
+      ratios.push(ourRate / nginxRate);
+    }
+    const middle = [...ratios].sort((a, b) => a - b)[Math.floor(slices / 2)] ?? 0;
     console.log(
-      `direct stream of a ${(size / 1e6).toFixed(1)} MB file, 8 concurrent clients (wrk -t2 -c8 -d${seconds}s):`,
+      `direct stream of a ${(size / 1e6).toFixed(1)} MB file, 8 concurrent clients (wrk -t2 -c8, ${slices} alternating slices of ${seconds}s):`,
     );
     console.log(
-      `  reelshelf ${ourRate.toFixed(0)} MB/s, nginx ${nginxRate.toFixed(0)} MB/s, ratio ${(ourRate / nginxRate).toFixed(2)} (target ≥ 0.8)`,
+      `  reelshelf ${rates.map((r) => r.ours.toFixed(0)).join('/')} MB/s, nginx ${rates.map((r) => r.nginx.toFixed(0)).join('/')} MB/s; ratio per slice ${ratios.map((r) => r.toFixed(2)).join('/')}, median ratio ${middle.toFixed(2)} (target ≥ 0.8)`,
+    );
+
+    // Revalidation: a player or browser holding the file asks If-None-Match and must get a 304.
+    const nginxTag = (await fetch(nginxUrl, { method: 'HEAD' })).headers.get('etag') ?? '';
+    const ourTag = (await fetch(ours, { method: 'HEAD' })).headers.get('etag') ?? '';
+    const ourStatus = (await fetch(ours, { headers: { 'if-none-match': ourTag } })).status;
+    const nginxReq = await wrkRequests(nginxUrl, 2, `If-None-Match: ${nginxTag}`);
+    const ourReq = await wrkRequests(ours, 2, `If-None-Match: ${ourTag}`);
+    console.log(
+      `revalidation (If-None-Match → ${ourStatus}): reelshelf ${ourReq.toFixed(0)} req/s, nginx ${nginxReq.toFixed(0)} req/s`,
     );
 
     const t0 = performance.now();

@@ -63,7 +63,13 @@ export function applyPreconditions(
   reply.header('cache-control', cacheControl);
   const outcome = evaluatePreconditions(request.method, request.headers, validators);
   if (outcome.kind === 'proceed') return { range: outcome.range };
-  if (outcome.kind === 'not_modified') return { answered: reply.code(304).send() };
+  if (outcome.kind === 'not_modified') {
+    // A 304 describes no body: drop what a growing-file answer may have set before the build ended.
+    for (const name of ['content-type', 'content-length', 'content-range', 'accept-ranges']) {
+      reply.removeHeader(name);
+    }
+    return { answered: reply.code(304).send() };
+  }
   const err = new AppError('precondition_failed', {
     status: 412,
     message: `The ${outcome.field} condition does not hold: the file is not the version the request names.`,
