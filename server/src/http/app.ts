@@ -6,6 +6,7 @@ import type { Services } from '../services/index.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
+import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
 import { registerSession, SessionManager } from './plugins/session.ts';
 import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
@@ -94,6 +95,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   // JSON is the API's only body type unless a route registers its own (CSV import does).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  // A refused upload's answer must reach the client: drain its body instead of resetting the socket.
+  registerRefusedBodyDrain(app);
   // Browsers sign in once (session cookie + CSRF token); API clients send the bearer token.
   const sessions = new SessionManager(options.apiToken);
   registerAuth(app, {

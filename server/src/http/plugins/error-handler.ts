@@ -7,6 +7,7 @@ const FASTIFY_CODES: Record<string, { code: string; status: number; message: str
     code: 'payload_too_large',
     status: 413,
     message: 'The request body is larger than this route accepts.',
+    hint: 'Send a smaller body, or split it into several requests.',
   },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_media_type',

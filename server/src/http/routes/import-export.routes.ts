@@ -2,10 +2,14 @@ import multipart from '@fastify/multipart';
 import type { ExportFormat } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
+import { declaredLength } from '../plugins/refused-body.ts';
 import type { ImportExportService } from '../../services/import-export.service.ts';
 
 /** The largest import accepted (CSV, JSON or an uploaded file): 40 MiB, on this route only. */
 export const IMPORT_BODY_LIMIT = 40 * 1024 * 1024;
+
+/** Room for a multipart upload's boundaries, part headers and a few small fields around the file. */
+const MULTIPART_ENVELOPE = 64 * 1024;
 
 const importQuery = {
   type: 'object',
@@ -40,6 +44,10 @@ async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; kin
       });
     }
     const bytes = await part.toBuffer();
+    // busboy stops at the limit and marks the file truncated; @fastify/multipart only notices when a
+    // chunk arrives after that, so a limit that falls on a chunk boundary returns the cut file as if
+    // it were whole. The flag is the truth.
+    if (part.file.truncated) throw tooLarge();
     const name = part.filename.toLowerCase();
     const kind =
       part.mimetype.includes('json') || name.endsWith('.json')
@@ -74,6 +82,20 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
     scope.addContentTypeParser('*', (_request, _payload, done) =>
       done(new AppError('unsupported_media_type', { hint: ACCEPTED }), undefined),
     );
+    // A declared length over the limit is refused before a byte of the body is read (the rest is
+    // drained by the refused-body plugin, so the client reads this answer).
+    scope.addHook('preParsing', async (request, _reply, payload) => {
+      const declared = declaredLength(request.headers['content-length']);
+      // (isMultipart() is only known once the body parser has run.)
+      const isUpload = /^multipart\/form-data/i.test(request.headers['content-type'] ?? '');
+      const allowed = IMPORT_BODY_LIMIT + (isUpload ? MULTIPART_ENVELOPE : 0);
+      if (declared !== null && declared > allowed) throw tooLarge();
+      return payload;
+    });
+    // A chunked body (no length) is cut by Fastify's own counter: the same answer, with the hint.
+    scope.setErrorHandler((err: Error & { code?: string }) => {
+      throw err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? tooLarge() : err;
+    });
 
     scope.post<{ Querystring: { dry_run: boolean } }>(
       '/api/import',
