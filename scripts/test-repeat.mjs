@@ -193,7 +193,10 @@ async function main() {
     const started = Date.now();
     const exit = await runOnce(order, concurrency, tapFile, tempDir);
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    const left = readdirSync(tempDir).sort();
+    // tsx keeps its compile cache there (tsx-<uid>): a cache, not a test's leftover.
+    const left = readdirSync(tempDir)
+      .filter((name) => !/^tsx-\d+$/.test(name))
+      .sort();
     rmSync(tempDir, { recursive: true, force: true });
     let tap = '';
     try {
