@@ -37,7 +37,8 @@ function startMain(dataDir: string, env: Record<string, string> = {}): Promise<R
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 20_000);
+    // Only stops a hang: a cold start (tsx compiling) on a busy 2-core machine takes several seconds.
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
     const poll = setInterval(() => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match?.[1] !== undefined) {
