@@ -206,8 +206,11 @@ export interface JobProgress {
   total: number;
 }
 
-/** The runner's job kinds: `artifact` is a "Prepare for TV" build (prewarm), `enrich` a metadata fetch. */
-export type JobKindName = 'scan' | 'artwork' | 'enrich' | 'artifact';
+/**
+ * The runner's job kinds: `artifact` is a "Prepare for TV" build (prewarm), `enrich` a metadata fetch,
+ * `import` the writes of a POST /api/import (or CLI import) while its request runs.
+ */
+export type JobKindName = 'scan' | 'artwork' | 'enrich' | 'artifact' | 'import';
 
 export type JobStatusName = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 

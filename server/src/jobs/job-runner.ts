@@ -62,6 +62,12 @@ export class JobRunner {
   private readonly kinds = new Map<string, { kind: JobKind<never>; queue: PQueue }>();
   private readonly running = new Map<number, Running>();
   private readonly waiters = new Map<number, Promise<void>>();
+  /**
+   * The jobs of this process that have not finished, as readers see them, with their newest progress.
+   * Readers of a running job are answered from here: an import holds the one SQLite connection for its
+   * whole transaction, and its progress must be readable while it runs.
+   */
+  private readonly live = new Map<number, JobView>();
   private closed = false;
 
   constructor(
@@ -107,28 +113,90 @@ export class JobRunner {
       const active = await repo.findActive(name, dedupeKey);
       if (active !== undefined && this.running.has(active.id)) return { id: active.id, created: false };
     }
-    const id = await repo.insert({
+    const kind = entry.kind as JobKind<P>;
+    const { id } = await this.start(name, payload, (ctx) => kind.run(ctx), dedupeKey);
+    return { id, created: true };
+  }
+
+  /** Inserts the job row and queues `run` on the kind's queue (registered kinds; `track`'s own work). */
+  private async start<P>(
+    name: string,
+    payload: P,
+    run: (ctx: JobContext<P>) => Promise<unknown>,
+    dedupeKey: string | null = null,
+  ): Promise<{ id: number; done: Promise<void> }> {
+    if (this.closed) throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
+    let entry = this.kinds.get(name);
+    if (entry === undefined) {
+      // A kind only ever run through track(): one at a time.
+      entry = { kind: { concurrency: 1, run: async () => undefined }, queue: new PQueue({ concurrency: 1 }) };
+      this.kinds.set(name, entry);
+    }
+    const id = await new JobRepository(this.db).insert({
       kind: name,
       dedupe_key: dedupeKey,
       payload_json: JSON.stringify(payload),
       created_at: isoNow(this.clock),
     });
+    this.live.set(id, {
+      id,
+      kind: name as JobKindName,
+      status: 'queued',
+      progress: { done: 0, total: 0 },
+      error: null,
+      created_at: isoNow(this.clock),
+      started_at: null,
+      finished_at: null,
+    });
     const controller = new AbortController();
-    const done = entry.queue
-      .add(() => this.execute(id, entry.kind as JobKind<P>, payload, controller))
-      .then(() => undefined);
+    const done = entry.queue.add(() => this.execute(id, run, payload, controller)).then(() => undefined);
     this.running.set(id, { controller, done });
     this.waiters.set(id, done);
     done.finally(() => {
       this.running.delete(id);
       this.waiters.delete(id);
+      this.live.delete(id);
     });
-    return { id, created: true };
+    return { id, done };
+  }
+
+  /**
+   * Runs work the caller awaits itself (an import answered in its own request) as a job, so that it is
+   * listed and reports progress like every other job. Jobs of one name run one after another (the
+   * kind's concurrency); `run`'s value is returned to the caller and stored as the job's result, and
+   * its error is rethrown after the job is marked failed.
+   * @param onStart called with the job id once the row exists (before `run` starts)
+   */
+  async track<T>(
+    name: string,
+    summary: unknown,
+    run: (ctx: JobContext<unknown>) => Promise<T>,
+    onStart: (jobId: number) => void = () => undefined,
+  ): Promise<T> {
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown } | null = null;
+    const { id, done } = await this.start(name, summary, async (ctx: JobContext<unknown>) => {
+      try {
+        const value = await run(ctx);
+        outcome = { ok: true, value };
+        return value;
+      } catch (error) {
+        outcome = { ok: false, error };
+        throw error;
+      }
+    });
+    onStart(id);
+    await done;
+    const settled = outcome as { ok: true; value: T } | { ok: false; error: unknown } | null;
+    if (settled === null) {
+      throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
+    }
+    if (!settled.ok) throw settled.error;
+    return settled.value;
   }
 
   private async execute<P>(
     id: number,
-    kind: JobKind<P>,
+    run: (ctx: JobContext<P>) => Promise<unknown>,
     payload: P,
     controller: AbortController,
   ): Promise<void> {
@@ -144,7 +212,10 @@ export class JobRunner {
       );
       return;
     }
-    await repo.markRunning(id, isoNow(this.clock));
+    const startedAt = isoNow(this.clock);
+    await repo.markRunning(id, startedAt);
+    const view = this.live.get(id);
+    if (view !== undefined) Object.assign(view, { status: 'running', started_at: startedAt });
     let last = 0;
     let pending: JobProgress | null = null;
     // Writes are chained so that an older value can never land after a newer one (a pool may reorder).
@@ -163,12 +234,13 @@ export class JobRunner {
       signal: controller.signal,
       progress: (done, total) => {
         pending = jobProgress(done, total);
+        if (view !== undefined) view.progress = pending;
         if (Date.now() - last >= PROGRESS_WRITE_MS || pending.done === pending.total) void flush();
       },
       report: (result) => repo.setResult(id, JSON.stringify(result)),
     };
     try {
-      const result = await kind.run(ctx);
+      const result = await run(ctx);
       await flush();
       const resultJson = result === undefined ? null : JSON.stringify(result);
       if (controller.signal.reason instanceof ShutdownSignal) {
@@ -215,18 +287,32 @@ export class JobRunner {
 
   /** One job as GET /api/jobs/{id} shows it; 404 `not_found` when there is none. */
   async describe(id: number): Promise<JobView> {
+    const live = this.live.get(id);
+    if (live !== undefined) return { ...live, progress: { ...live.progress } };
     const row = await this.get(id);
     if (row === undefined) throw notFound('job', id);
     return jobView(row);
   }
 
-  /** The newest jobs first (GET /api/jobs), optionally of one kind and/or in one status. */
+  /**
+   * The newest jobs first (GET /api/jobs), optionally of one kind and/or in one status. Queued and
+   * running jobs are this server's own, answered from memory with their newest progress (so a page can
+   * follow an import whose transaction holds the database); finished ones come from the database.
+   */
   async list(filter: { kind?: JobKindName; status?: JobStatus; limit?: number } = {}): Promise<JobView[]> {
-    const rows = await new JobRepository(this.db).list({
-      ...filter,
-      limit: Math.min(Math.max(1, filter.limit ?? DEFAULT_LIST_LIMIT), MAX_LIST_LIMIT),
+    const limit = Math.min(Math.max(1, filter.limit ?? DEFAULT_LIST_LIMIT), MAX_LIST_LIMIT);
+    if (filter.status === 'queued' || filter.status === 'running') {
+      return [...this.live.values()]
+        .filter((v) => v.status === filter.status && (filter.kind === undefined || v.kind === filter.kind))
+        .sort((a, b) => b.id - a.id)
+        .slice(0, limit)
+        .map((v) => ({ ...v, progress: { ...v.progress } }));
+    }
+    const rows = await new JobRepository(this.db).list({ ...filter, limit });
+    return rows.map((row) => {
+      const live = this.live.get(row.id);
+      return live === undefined ? jobView(row) : { ...live, progress: { ...live.progress } };
     });
-    return rows.map(jobView);
   }
 
   /** Cancels everything and waits for handlers to return (shutdown). */

@@ -6,11 +6,15 @@
 import type { ImportWriter } from '../repositories/import-write.repository.ts';
 import type { Op } from './import-plan.ts';
 
-/** How many writes run between two progress reports (and between two yields to the event loop). */
-export const PROGRESS_EVERY = 500;
+/**
+ * The longest the writes hold the event loop before letting other requests through (health, assets,
+ * a page reading this import's progress). Database queries still wait: the transaction holds it.
+ */
+export const YIELD_AFTER_MS = 20;
 
 /**
- * @param onProgress called every {@link PROGRESS_EVERY} writes and once at the end (done of total)
+ * @param onProgress called after every write (done of total; a write may be a batch of 500 rows, so
+ *   a large import has few of them) — readers throttle it
  */
 export async function applyPlan(
   ops: readonly Op[],
@@ -18,12 +22,13 @@ export async function applyPlan(
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
   const total = ops.length;
+  let lastYield = Date.now();
   for (let i = 0; i < total; i++) {
     await ops[i]?.(writer);
-    if ((i + 1) % PROGRESS_EVERY === 0) {
-      onProgress?.(i + 1, total);
-      // Let requests that need no database (health, assets) through during a long import.
+    if (i + 1 < total) onProgress?.(i + 1, total);
+    if (Date.now() - lastYield >= YIELD_AFTER_MS) {
       await new Promise((resolve) => setImmediate(resolve));
+      lastYield = Date.now();
     }
   }
   onProgress?.(total, total);

@@ -34,6 +34,18 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Called while the writes run (done of total). */
   onProgress?: (done: number, total: number) => void;
+  /** Called with the id of the `import` job once it exists (writes only: a dry run is no job). */
+  onJob?: (jobId: number) => void;
+}
+
+/** Runs an import's writes as a job (listed at GET /api/jobs with progress); the JobRunner does. */
+export interface ImportJobs {
+  track<T>(
+    name: 'import',
+    summary: unknown,
+    run: (ctx: { progress(done: number, total: number): void }) => Promise<T>,
+    onStart?: (jobId: number) => void,
+  ): Promise<T>;
 }
 
 /** A rendered export: the bytes and how to serve them. */
@@ -74,6 +86,8 @@ export class ImportExportService {
     private readonly fs: FileSystemAdapter,
     /** New movies are handed on for enrichment (and artwork) after the import commits. */
     private readonly onMoviesCreated: (movieIds: number[]) => Promise<unknown> = async () => null,
+    /** Imports that write run as `import` jobs, one at a time, reporting progress; null: run inline. */
+    private readonly jobs: ImportJobs | null = null,
   ) {}
 
   /** A collection CSV (our export, CLZ Movies, Letterboxd, DVD Profiler-style sheets…). */
@@ -137,14 +151,29 @@ export class ImportExportService {
     };
     if (options.dryRun === true) return result(await plan(this.db), true, warnings);
     // Planned and written in one transaction: nothing can change the library between the two.
-    const done = await this.db.transaction().execute(async (trx) => {
-      const p = await plan(trx);
-      await applyPlan(p.ops, new ImportWriteRepository(trx), options.onProgress);
-      return p;
-    });
-    const created = done.newMovies.map((r) => r.value);
-    if (created.length > 0) await this.onMoviesCreated(created).catch(() => undefined);
-    return result(done, false, warnings);
+    const write = (progress: (done: number, total: number) => void) =>
+      this.db.transaction().execute(async (trx) => {
+        const p = await plan(trx);
+        progress(0, p.ops.length);
+        await applyPlan(p.ops, new ImportWriteRepository(trx), progress);
+        return { created: p.newMovies.map((r) => r.value), result: result(p, false, warnings) };
+      });
+    const report = (done: number, total: number) => options.onProgress?.(done, total);
+    const done =
+      this.jobs === null
+        ? await write(report)
+        : await this.jobs.track(
+            'import',
+            { movies: items.length, json: doc !== null },
+            (ctx) =>
+              write((d, t) => {
+                ctx.progress(d, t);
+                report(d, t);
+              }),
+            options.onJob,
+          );
+    if (done.created.length > 0) await this.onMoviesCreated(done.created).catch(() => undefined);
+    return done.result;
   }
 
   /** The whole library as one document (stable order, no ids or timestamps). */

@@ -136,17 +136,24 @@ export function buildServices(deps: ServiceDeps): Services {
       return batch.warnings;
     },
   );
-  const importExport = new ImportExportService(deps.db, deps.clock, fs, async (movieIds) => {
-    // Imported movies are enriched in the background when a provider is configured, then get artwork.
-    const jobId = await enrichment.queue(movieIds);
-    if (jobId !== null) {
-      void jobs.wait(jobId).then(
-        () => artwork.start(movieIds),
-        () => undefined,
-      );
-    }
-    return jobId;
-  });
+  const importExport = new ImportExportService(
+    deps.db,
+    deps.clock,
+    fs,
+    async (movieIds) => {
+      // Imported movies are enriched in the background when a provider is configured, then get artwork.
+      const jobId = await enrichment.queue(movieIds);
+      if (jobId !== null) {
+        // (Artwork is not started once the server is closing: that refusal is no error of the import.)
+        void jobs
+          .wait(jobId)
+          .then(() => artwork.start(movieIds))
+          .catch(() => undefined);
+      }
+      return jobId;
+    },
+    jobs,
+  );
   const artifacts = new ArtifactService({
     db: deps.db,
     jobs,

@@ -154,6 +154,80 @@ describe('job progress: one shape for every long-running job', () => {
     assert.equal(after.body.status, 'ready');
   });
 
+  it('import: the writes are an `import` job with progress while the request runs; a dry run is none', async () => {
+    const rows = Array.from(
+      { length: 10_000 },
+      (_, i) => `Imported Film ${i},${1950 + (i % 70)},DVD,Shelf I,${i + 1}`,
+    );
+    const csv = `Title,Year,Format,Binder,Slot\n${rows.join('\n')}\n`;
+    const before = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import');
+    const dry = await t.api('/api/import?dry_run=true', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: csv,
+    });
+    assert.equal(dry.status, 200);
+    const afterDry = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import');
+    assert.equal(afterDry.body.items.length, before.body.items.length, 'a dry run writes nothing, so no job');
+
+    // Read the job list while the import runs: every reading has the one shape, done never goes back.
+    let importing = true;
+    const readings: JobView[] = [];
+    const watcher = (async () => {
+      while (importing) {
+        // (Running jobs are answered from memory: the import's transaction holds the database.)
+        const { body } = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import&status=running&limit=1');
+        const job = body.items[0];
+        if (job !== undefined && job.id > (before.body.items[0]?.id ?? 0)) {
+          assertProgressShape(job.progress, `import job ${job.id} (${job.status})`);
+          readings.push(job);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const res = await t.api('/api/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: csv,
+    });
+    importing = false;
+    await watcher;
+    assert.equal(res.status, 200);
+    const imported = (await res.json()) as { created: { movies: number } };
+    assert.equal(imported.created.movies, 10_000);
+    for (let i = 1; i < readings.length; i++) {
+      const [a, b] = [readings[i - 1], readings[i]];
+      if (
+        a !== undefined &&
+        b !== undefined &&
+        a.progress.total === b.progress.total &&
+        a.progress.total > 0
+      ) {
+        assert.ok(b.progress.done >= a.progress.done, 'done never goes back');
+      }
+    }
+    assert.ok(
+      readings.some(
+        (r) => r.status === 'running' && r.progress.total > 0 && r.progress.done < r.progress.total,
+      ),
+      `progress was readable while the import ran (${readings.length} readings)`,
+    );
+    const done = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import&limit=1');
+    const job = done.body.items[0];
+    assert.ok(job !== undefined);
+    assertEndsFull([job], 'import');
+
+    // A refused file is a failed job: the same truth the request answered.
+    const refused = await t.api('/api/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: 'Title,Year,Format,Binder,Slot\nClash,2001,DVD,Shelf I,1\n',
+    });
+    assert.equal(refused.status, 400);
+    const failed = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import&limit=1');
+    assert.equal(failed.body.items[0]?.status, 'failed');
+  });
+
   it('unknown job → 404 not_found; an unknown kind or status → 400', async () => {
     const missing = await json<{ error: string }>(t, '/api/jobs/999999');
     assert.equal(missing.status, 404);

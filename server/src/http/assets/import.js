@@ -1,4 +1,4 @@
-/* global document, XMLHttpRequest */
+/* global document, XMLHttpRequest, setInterval, clearInterval */
 // Import page: checks the chosen file with a dry run (POST /api/import?dry_run=true), shows every row
 // to fix, and imports it when it is good. Text is set with textContent only: file content never runs.
 
@@ -38,11 +38,16 @@ function send(file, dryRun, label) {
       bar.value = percent;
       status.textContent = `${label}: sending ${file.name} (${percent}%)…`;
     });
+    // Once the bytes are up the server plans and writes; a real import is an `import` job whose
+    // progress (writes done of total) moves the bar until the answer comes.
+    let polling = null;
     xhr.upload.addEventListener('load', () => {
       bar.removeAttribute('value');
       status.textContent = `${label}: the server is reading ${file.name}…`;
+      if (!dryRun) polling = setInterval(() => void pollImportJob(label, file.name), 400);
     });
     const done = (code, text) => {
+      if (polling !== null) clearInterval(polling);
       let body = null;
       try {
         body = JSON.parse(text);
@@ -59,6 +64,25 @@ function send(file, dryRun, label) {
     xhr.addEventListener('abort', () => done(0, ''));
     xhr.send(file);
   });
+}
+
+/** Moves the bar with the running import job's progress (GET /api/jobs?kind=import&status=running). */
+async function pollImportJob(label, name) {
+  try {
+    const res = await fetch('/api/jobs?kind=import&status=running&limit=1', {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    });
+    if (!res.ok) return;
+    const jobs = await res.json();
+    const job = Array.isArray(jobs) ? jobs[0] : jobs?.items?.[0];
+    if (!job || job.progress.total === 0) return;
+    bar.max = job.progress.total;
+    bar.value = job.progress.done;
+    status.textContent = `${label}: writing ${name} (${Math.floor((job.progress.done / job.progress.total) * 100)}%)…`;
+  } catch {
+    // The bar stays indeterminate; the import's own answer ends it.
+  }
 }
 
 function counts(r) {
