@@ -3,6 +3,8 @@ import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { MovieList } from '@reelshelf/contract';
+import Fastify from 'fastify';
+import { registerRefusedBodyDrain } from '../../src/http/plugins/refused-body.ts';
 import { IMPORT_BODY_LIMIT } from '../../src/http/routes/import-export.routes.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -52,8 +54,8 @@ class RawConnection {
     });
   }
 
-  static open(t: TestServer): Promise<RawConnection> {
-    const url = new URL(t.url);
+  static open(baseUrl: string): Promise<RawConnection> {
+    const url = new URL(baseUrl);
     return new Promise((resolve, reject) => {
       const socket = connect({ host: url.hostname, port: Number(url.port) }, () =>
         resolve(new RawConnection(socket)),
@@ -121,6 +123,15 @@ class RawConnection {
     if (this.received.length < end + 4 + length) return null;
     const body = this.received.subarray(end + 4, end + 4 + length).toString('utf8');
     return { answer: { status: Number(statusLine.split(' ')[1]), headers, body }, size: end + 4 + length };
+  }
+
+  /** Resolves when the server has closed the connection (FIN, no reset) and the socket is gone. */
+  async closedByServer(): Promise<void> {
+    while (!this.ended) {
+      this.check();
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+    this.check();
   }
 
   close(): void {
@@ -221,7 +232,7 @@ describe('oversized uploads: 413 payload_too_large, readable by a plain client, 
   for (const { name, spec } of cases) {
     it(`${name}: the whole body is sent, the 413 is read, the next request is answered`, async () => {
       const before = await movieCount(t);
-      const conn = await RawConnection.open(t);
+      const conn = await RawConnection.open(t.url);
       try {
         const { early } = await sendUpload(conn, t, spec);
         const answer = await conn.read();
@@ -275,5 +286,31 @@ describe('oversized uploads: 413 payload_too_large, readable by a plain client, 
     assert.equal(res.statusCode, 413, res.body.slice(0, 300));
     assert.equal((res.json() as { error: string }).error, 'payload_too_large');
     assert.equal(await movieCount(t), before);
+  });
+});
+
+describe('the drain after a refused body is bounded', () => {
+  it('a client that goes quiet mid-body is let go after the idle budget, its answer already read', async () => {
+    const app = Fastify({ bodyLimit: 1024 });
+    registerRefusedBodyDrain(app, { maxBytes: 10 * 1024 * 1024, maxMs: 30_000, idleMs: 200 });
+    app.post('/upload', async () => ({ ok: true }));
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const conn = await RawConnection.open(url);
+      await conn.write(
+        'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n',
+      );
+      await conn.write(Buffer.alloc(64 * 1024, 0x20));
+      const answer = await conn.read();
+      assert.equal(answer.status, 413);
+      assert.notEqual(answer.headers.get('connection'), 'close', 'kept while the rest may come');
+      // The client never sends the rest: the server stops waiting and closes, with a FIN.
+      const started = Date.now();
+      await conn.closedByServer();
+      assert.ok(Date.now() - started < 10_000, 'closed within the budget, not at a keep-alive timeout');
+      conn.close();
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -116,22 +116,25 @@ export function registerRefusedBodyDrain(
       budget,
     );
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks, not async ones: they run on every answer, streams included.
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Fastify closes the connection after a body-parser error (the client may still be sending);
     // the drain below reads that rest instead, so the answer is not lost to a reset. A rest too big
     // to drain is announced as the end of the connection.
     const action = actionFor(request.raw);
     if (action === 'drain' && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
     else if (action === 'close') reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     // Injected requests (tests, light-my-request) have no socket to keep or drop.
-    if (!(request.raw.socket instanceof Socket)) return;
-    const action = actionFor(request.raw);
-    if (action === 'drain') drain(request.raw, budget, draining);
-    else if (action === 'close') request.raw.socket.destroy();
+    if (request.raw.socket instanceof Socket) {
+      const action = actionFor(request.raw);
+      if (action === 'drain') drain(request.raw, budget, draining);
+      else if (action === 'close') request.raw.socket.destroy();
+    }
+    done();
   });
 
   app.addHook('preClose', async () => {
