@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { type OpenedDatabase, openDatabase } from './db/database.ts';
 import { buildHttpApp } from './http/app.ts';
 import { buildServices, type Services } from './services/index.ts';
+import type { ScanDeps } from './services/scan.service.ts';
 
 export interface ReelshelfServer {
   app: FastifyInstance;
@@ -25,6 +26,8 @@ export interface ReelshelfServer {
 export interface ServerOverrides {
   clock?: Clock;
   tools?: MediaToolsInfo;
+  /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
+  afterStagingWrite?: ScanDeps['afterStagingWrite'];
 }
 
 /** The composition root: opens storage, finds the media tools, builds services and the HTTP app. */
@@ -45,6 +48,7 @@ export async function createServer(
     clock: overrides.clock ?? systemClock,
     tools,
     playbackKey,
+    afterStagingWrite: overrides.afterStagingWrite,
   });
   // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
   const lock = new ProcessLock(config.dataDir);

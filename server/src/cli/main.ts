@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { createServer, type ReelshelfServer } from '../server.ts';
 import type { ImportRowError, ScanReport } from '@reelshelf/contract';
 import { looksLikeJson } from '../services/import-export.service.ts';
+import type { ScanDeps } from '../services/scan.service.ts';
 import { startCliProgress } from './progress.ts';
 
 const USAGE = `usage: reelshelf <command> [options]
@@ -186,6 +187,26 @@ async function exportCommand(server: ReelshelfServer, args: string[]): Promise<n
   return 0;
 }
 
+/**
+ * REELSHELF_TEST_SCAN_PAUSE_AFTER=N (tests only): a scan holds once N files are in the staging table,
+ * says so on stderr and waits until it is cancelled, so that a test can kill the process at that known
+ * state (staged, not committed) however fast the machine scans. Unset: no pause point at all.
+ */
+function testScanPause(env: NodeJS.ProcessEnv): ScanDeps['afterStagingWrite'] {
+  const raw = env.REELSHELF_TEST_SCAN_PAUSE_AFTER?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw))
+    fail(`REELSHELF_TEST_SCAN_PAUSE_AFTER=${raw} is not valid: expected a whole number`, 2);
+  const after = Number(raw);
+  let held = false;
+  return (stagedFiles, signal) => {
+    if (held || stagedFiles < after || signal.aborted) return Promise.resolve();
+    held = true;
+    process.stderr.write(`reelshelf: test pause: scan held with ${stagedFiles} files staged\n`);
+    return new Promise((resume) => signal.addEventListener('abort', () => resume(), { once: true }));
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === '--help' || command === '-h') {
@@ -199,7 +220,7 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 2);
     throw err;
   }
-  const server = await createServer(config);
+  const server = await createServer(config, { afterStagingWrite: testScanPause(process.env) });
   try {
     switch (command) {
       case 'scan': {

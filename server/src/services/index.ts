@@ -26,7 +26,7 @@ import { LibraryRootService } from './library-root.service.ts';
 import { MediaPathService } from './media-path.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
-import { ScanService } from './scan.service.ts';
+import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
 import { WatchStateService } from './watch-state.service.ts';
@@ -59,6 +59,8 @@ export interface ServiceDeps {
   tools: MediaToolsInfo;
   /** HMAC key of playback tokens (kept in the data dir). */
   playbackKey: string;
+  /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
+  afterStagingWrite?: ScanDeps['afterStagingWrite'];
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -120,6 +122,7 @@ export function buildServices(deps: ServiceDeps): Services {
     fingerprint: fileFingerprint,
     text: fs,
     onMoviesCreated: enrichInBackground,
+    afterStagingWrite: deps.afterStagingWrite,
   });
   const movies = new MovieService(deps.db, deps.clock);
   const barcodes = new BarcodeService(

@@ -54,6 +54,12 @@ export interface ScanDeps {
   text: TextReader;
   /** Called after a commit with the ids of movies the scan created (enrichment hooks in here). */
   onMoviesCreated?(movieIds: number[]): void;
+  /**
+   * Test seam (production passes none): awaited after each write of staged rows, with how many files
+   * are in the staging table so far and the scan's abort signal. A test holds the scan here to kill or
+   * cancel it at a known state, whatever the speed of the machine; it must resolve once `signal` aborts.
+   */
+  afterStagingWrite?(stagedFiles: number, signal: AbortSignal): Promise<void>;
 }
 
 const EMPTY_COUNTS: ScanCounts = {
@@ -183,6 +189,13 @@ export class ScanService {
     const staged: NewStagingRow[] = [];
     const now = isoNow(clock);
     const queue = new PQueue({ concurrency: Math.max(1, cpus().length) });
+    let stagedFiles = 0;
+    const writeStaged = async () => {
+      const rows = staged.splice(0, staged.length);
+      await scanRepo.insertStaging(rows);
+      stagedFiles += rows.length;
+      await this.deps.afterStagingWrite?.(stagedFiles, ctx.signal);
+    };
 
     for (const file of walk.files) {
       const existing = knownByPath.get(file.relativePath);
@@ -206,7 +219,7 @@ export class ScanService {
             ctx.signal,
           );
           staged.push(row);
-          if (staged.length >= 25) await scanRepo.insertStaging(staged.splice(0, staged.length));
+          if (staged.length >= 25) await writeStaged();
         } catch (err) {
           addError(file.relativePath, err instanceof Error ? err.message : String(err));
         } finally {
@@ -218,7 +231,8 @@ export class ScanService {
     ctx.progress(done, total);
     await queue.onIdle();
     this.throwIfCancelled(ctx);
-    await scanRepo.insertStaging(staged.splice(0, staged.length));
+    await writeStaged();
+    this.throwIfCancelled(ctx);
     await ctx.report({ root_id: root.id, counts, errors });
 
     const created = await this.commit(ctx.jobId, root.id, vanished, claimed, counts);

@@ -7,13 +7,14 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer } from '../helpers/test-server.ts';
+import { waitFor, within } from '../helpers/wait.ts';
 
 const repo = new URL('../../../', import.meta.url).pathname;
 
-function cli(args: string[], dataDir: string) {
+function cli(args: string[], dataDir: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
     cwd: repo,
-    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
+    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -52,15 +53,18 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-crash-'));
     const dbFile = join(dataDir, 'reelshelf.sqlite');
     try {
-      const run = cli(['scan', media], dataDir);
-      const deadline = Date.now() + 60_000;
-      while (count(dbFile, 'select count(*) as n from staging_media_files') === 0) {
-        assert.ok(Date.now() < deadline, `no staging rows appeared: ${run.output()}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // The scan holds once all 60 files are staged (right before its commit) and says so: the kill
+      // lands at that known state, however fast or slow the machine scans.
+      const run = cli(['scan', media], dataDir, { REELSHELF_TEST_SCAN_PAUSE_AFTER: '60' });
+      await waitFor(
+        () => /test pause: scan held with 60 files staged/.test(run.output()) || run.child.exitCode !== null,
+        () => `the scan to hold after staging: ${run.output()}`,
+        { timeoutMs: 120_000 },
+      );
+      assert.equal(run.child.exitCode, null, `the scan ended before its pause point: ${run.output()}`);
       run.child.kill('SIGKILL');
       await run.exited;
-      assert.ok(count(dbFile, 'select count(*) as n from staging_media_files') > 0, 'rows were staged');
+      assert.equal(count(dbFile, 'select count(*) as n from staging_media_files'), 60, 'rows were staged');
       assert.equal(count(dbFile, 'select count(*) as n from media_files'), 0, 'no live media file written');
       assert.equal(count(dbFile, 'select count(*) as n from movies'), 0, 'no movie written');
 
@@ -98,17 +102,32 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
   });
 
   it('a cancelled scan commits nothing and leaves no staging rows', async () => {
-    const t = await startTestServer();
+    // The scan holds after its first write of staged rows until it is cancelled: the cancel lands
+    // mid-scan, with rows in staging, however fast or slow the machine scans.
+    let held: (stagedFiles: number) => void = () => undefined;
+    const holding = new Promise<number>((resolve) => (held = resolve));
+    const t = await startTestServer(
+      {},
+      {
+        afterStagingWrite: (stagedFiles, signal) => {
+          held(stagedFiles);
+          return new Promise((resume) => {
+            if (signal.aborted) resume();
+            else signal.addEventListener('abort', () => resume(), { once: true });
+          });
+        },
+      },
+    );
     try {
       const root = await t.server.services.roots.create({ path: media });
       const { scan_id } = await t.server.services.scans.start(root.id);
-      while ((await t.server.services.scans.report(scan_id)).progress.done < 3) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const stagedFiles = await within(holding, 120_000, () => 'the scan to write its first staged rows');
+      assert.ok(stagedFiles > 0 && stagedFiles < 60, `held mid-scan (${stagedFiles} of 60 staged)`);
+      const db = t.server.database.db;
+      assert.ok((await db.selectFrom('staging_media_files').select('id').execute()).length > 0);
       const res = await t.api(`/api/scans/${scan_id}`, { method: 'DELETE' });
       const report = (await res.json()) as { status: string };
       assert.equal(report.status, 'cancelled');
-      const db = t.server.database.db;
       assert.equal((await db.selectFrom('media_files').select('id').execute()).length, 0);
       assert.equal((await db.selectFrom('staging_media_files').select('id').execute()).length, 0);
     } finally {
