@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +10,7 @@ import { signPlaybackToken } from '../../src/domain/playback-token.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { contract, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 
@@ -323,8 +324,24 @@ describe('streaming and prewarm', () => {
   it('a restart during a build leaves not_ready and no partial file', async () => {
     const started = await prewarm(t, id('long'), 'POST');
     assert.equal(started.body.status, 'building');
-    await new Promise((r) => setTimeout(r, 300));
+    // The restart lands once ffmpeg has written into the partial file (not after a guessed sleep,
+    // which on a slow machine could come before there was anything to clean up).
+    const artifactsDir = join(dataDir, 'artifacts');
+    const partialBytes = () =>
+      readdirSync(artifactsDir)
+        .filter((f) => f.endsWith('.part.mp4'))
+        .reduce((sum, f) => sum + statSync(join(artifactsDir, f)).size, 0);
+    await waitFor(
+      async () => {
+        const { status } = (await prewarm(t, id('long'), 'GET')).body;
+        assert.equal(status, 'building', 'still building while the test waits for its first bytes');
+        return partialBytes() > 0;
+      },
+      () => `the build to write into its partial file (${partialBytes()} bytes so far)`,
+      { timeoutMs: 60_000 },
+    );
     await t.server.close();
+    assert.equal(ffmpegProcessesFor(artifactsDir), 0, 'the build died with the server');
     t = await startTestServer({ REELSHELF_DATA_DIR: dataDir });
     const state = await prewarm(t, id('long'), 'GET');
     assert.equal(state.body.status, 'not_ready');
@@ -363,12 +380,15 @@ describe('strict policy: "create compatible audio" makes the edition playable', 
       assert.equal(body.policy, 'strict');
       assert.equal(body.adaptiveAvailable, true);
       assert.equal(body.incompatibility.type, 'audio');
-      await prewarm(t, fileId, 'POST');
-      let state = 'building';
-      while (state === 'building') {
-        await new Promise((r) => setTimeout(r, 100));
-        state = (await prewarm(t, fileId, 'GET')).body.status;
-      }
+      assert.equal((await prewarm(t, fileId, 'POST')).status, 202);
+      const state = await waitFor(
+        async () => {
+          const status = (await prewarm(t, fileId, 'GET')).body.status;
+          return status === 'building' ? null : status;
+        },
+        () => 'the compatible-audio build to finish',
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
       assert.equal(state, 'ready');
       const after = await edition();
       assert.equal(after?.playback_prediction, 'adaptive');
