@@ -11,6 +11,7 @@
  */
 import type { AudioCapabilities, Capabilities, SubtitleCapabilities } from '../media/capabilities.ts';
 import type { AudioEncodePlan, PlaybackPlan, VideoEncodePlan } from '../playback/decision-types.ts';
+import { AUDIO_ENCODERS } from '../playback/encoders.ts';
 import { ffmpegPath, filterWithOptions } from './filter-escape.ts';
 
 export { parseProgress, initialProgress, ProgressParser } from './progress.ts';
@@ -252,17 +253,6 @@ function videoPart(input: ArtifactInput): Part {
 /** Codecs the ffmpeg 5.1 mp4 muxer (or encoder) accepts only under `-strict experimental`. */
 const EXPERIMENTAL_IN_MP4 = new Set(['flac', 'opus', 'truehd', 'mlp', 'dts', 'dca']);
 
-const AUDIO_ENCODERS: Record<string, string> = {
-  aac: 'aac',
-  ac3: 'ac3',
-  eac3: 'eac3',
-  mp3: 'libmp3lame',
-  opus: 'libopus',
-  vorbis: 'libvorbis',
-  flac: 'flac',
-  alac: 'alac',
-  dts: 'dca',
-};
 const LOSSLESS = new Set(['flac', 'alac']);
 /** AC-3 and E-AC-3 take only these rates. */
 const DOLBY_RATES = new Set([32_000, 44_100, 48_000]);
