@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { MoviesTable } from '../db/schema.ts';
+import { LibraryRootRepository } from './library-root.repository.ts';
 
 export type MoviePatch = Updateable<MoviesTable>;
 export type NewMovieRow = Insertable<MoviesTable> & {
@@ -113,12 +114,7 @@ export class ImportWriteRepository implements ImportWriter {
     collection_id: number | null;
     created_at: string;
   }): Promise<number> {
-    const res = await this.db
-      .insertInto('library_roots')
-      .values(row)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return res.id;
+    return new LibraryRootRepository(this.db).insert(row);
   }
 
   async updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void> {
