@@ -6,6 +6,7 @@
  * says `036000291452` and a scan of the same disc meet on `0036000291452`.
  */
 import { gtinCheckDigit, normalizeBarcode } from '../barcode.ts';
+import { quoted } from './excerpt.ts';
 import type { BarcodeCheck } from './types.ts';
 
 /**
@@ -19,18 +20,18 @@ export function checkBarcode(input: string): BarcodeCheck {
   const digits = input.replace(/[\s-]+/g, '');
   switch (result.reason) {
     case 'not_digits':
-      return { ok: false, message: `"${input}" is not a barcode: a barcode has digits only` };
+      return { ok: false, message: `${quoted(input)} is not a barcode: a barcode has digits only` };
     case 'bad_length':
       return {
         ok: false,
-        message: `"${input}" has ${digits.length} digits: a UPC-A has 12, an EAN-13 13, an EAN-8 or UPC-E 8`,
+        message: `${quoted(input)} has ${digits.length} digits: a UPC-A has 12, an EAN-13 13, an EAN-8 or UPC-E 8`,
       };
     case 'bad_check_digit':
       return {
         ok: false,
-        message: `"${input}" has a wrong check digit (the last digit should be ${gtinCheckDigit(digits.slice(0, -1))}): a typo in the barcode?`,
+        message: `${quoted(input)} has a wrong check digit (the last digit should be ${gtinCheckDigit(digits.slice(0, -1))}): a typo in the barcode?`,
       };
     case 'isbn':
-      return { ok: false, message: `"${input}" is an ISBN (a book), not a disc barcode` };
+      return { ok: false, message: `${quoted(input)} is an ISBN (a book), not a disc barcode` };
   }
 }

@@ -35,6 +35,7 @@ import {
   unescapeFormula,
 } from './fields.ts';
 import { checkBarcode } from './barcode-check.ts';
+import { excerpt, quoted } from './excerpt.ts';
 import type { BarcodeNormalizer, ImportRow, RowError } from './types.ts';
 
 /** The columns an {@link ImportRow} is built from (also the `field` of a {@link RowError}). */
@@ -309,7 +310,7 @@ export function parseCollectionCsv(bytes: Buffer, options: CsvImportOptions = {}
         {
           row: header.line,
           field: 'title',
-          message: `no title column: the header is "${names.join(delimiter === '\t' ? ' | ' : delimiter)}"; name the title column Title (or Name, Movie Title, Film)`,
+          message: `no title column: the header is ${quoted(names.join(delimiter === '\t' ? ' | ' : delimiter))}; name the title column Title (or Name, Movie Title, Film)`,
         },
       ],
       warnings,
@@ -343,11 +344,13 @@ export function parseCollectionCsv(bytes: Buffer, options: CsvImportOptions = {}
   checkAcrossRows(rows, errors, warnings);
   for (const [status, at] of skipped) {
     warnings.push(
-      `skipped ${at.length} row(s) with collection status "${status}" (not owned): ${lineList(at)}`,
+      `skipped ${at.length} row(s) with collection status ${quoted(status)} (not owned): ${lineList(at)}`,
     );
   }
   for (const [value, at] of unknownFormats) {
-    warnings.push(`format "${value}" is not a disc format we know; imported as "Other": ${lineList(at)}`);
+    warnings.push(
+      `format ${quoted(value)} is not a disc format we know; imported as "Other": ${lineList(at)}`,
+    );
   }
   if (errors.length > 0) {
     errors.sort((a, b) => a.row - b.row);
@@ -530,7 +533,7 @@ function syntaxMessage(code: string, err: unknown): string {
     return 'text follows the closing double quote of a value: a quote inside a quoted value is written twice ("")';
   }
   const detail = err instanceof Error ? err.message : String(err);
-  return `this line is not valid CSV (${detail})`;
+  return `this line is not valid CSV (${excerpt(detail)})`;
 }
 
 /** Index of the header record: the first record, or after a Letterboxd list preamble the `Position,…` row. */
@@ -545,6 +548,9 @@ function findHeader(records: CsvRecord[]): number {
   return first;
 }
 
+/** Unknown columns named one by one; past this a header (or a line of binary mistaken for one) is summed up. */
+const MAX_UNKNOWN_COLUMN_WARNINGS = 20;
+
 interface HeaderMapping {
   columns: Record<ImportField, number[]>;
   status: number[];
@@ -553,6 +559,7 @@ interface HeaderMapping {
 function mapHeader(header: string[], warnings: string[]): HeaderMapping {
   const found = new Map<ImportField, Column[]>();
   const status: number[] = [];
+  const unknown: string[] = [];
   header.forEach((raw, index) => {
     const name = unescapeFormula(raw.trim());
     const key = headerKey(name);
@@ -564,8 +571,16 @@ function mapHeader(header: string[], warnings: string[]): HeaderMapping {
         { index, header: name, priority: known.priority },
       ]);
     } else if (STATUS_KEYS.has(key)) status.push(index);
-    else if (!IGNORED_KEYS.has(key)) warnings.push(`column "${name}" is not one we know: ignored`);
+    else if (!IGNORED_KEYS.has(key)) unknown.push(name);
   });
+  for (const name of unknown.slice(0, MAX_UNKNOWN_COLUMN_WARNINGS)) {
+    warnings.push(`column ${quoted(name)} is not one we know: ignored`);
+  }
+  if (unknown.length > MAX_UNKNOWN_COLUMN_WARNINGS) {
+    warnings.push(
+      `and ${unknown.length - MAX_UNKNOWN_COLUMN_WARNINGS} more columns that are not ones we know: ignored`,
+    );
+  }
   const columns = (field: ImportField): number[] =>
     (found.get(field) ?? []).sort((a, b) => a.priority - b.priority || a.index - b.index).map((c) => c.index);
   return {

@@ -4,6 +4,7 @@
  * binder, slot or yes/no cell may hold, and the formula-injection escape of CSV cells.
  * Limits follow the request schemas of the movie routes (server/src/http/schemas.ts).
  */
+import { quoted } from './excerpt.ts';
 import { type BarcodeNormalizer, DISC_FORMATS, type DiscFormat } from './types.ts';
 
 export const LIMITS = {
@@ -107,7 +108,7 @@ export function parseYear(raw: string): Parsed<number | null> {
     const only = groups.length === 1 ? groups[0] : undefined;
     if (only !== undefined && /[-/.,\s]/.test(text)) year = Number(only);
   }
-  if (year === null) return fail(`"${text}" is not a year (expected four digits such as 1999)`);
+  if (year === null) return fail(`${quoted(text)} is not a year (expected four digits such as 1999)`);
   if (year < LIMITS.yearMin || year > LIMITS.yearMax) {
     return fail(`${year} is not a year between ${LIMITS.yearMin} and ${LIMITS.yearMax}`);
   }
@@ -124,7 +125,7 @@ export function parseTmdbId(raw: string): Parsed<number | null> {
   const digits = match?.[1];
   const id = digits === undefined ? NaN : Number(digits);
   if (!Number.isSafeInteger(id) || id < 1 || id > LIMITS.idMax) {
-    return fail(`"${text}" is not a TMDb id (a positive whole number such as 603)`);
+    return fail(`${quoted(text)} is not a TMDb id (a positive whole number such as 603)`);
   }
   return ok(id);
 }
@@ -140,7 +141,9 @@ export function parseImdbId(raw: string): Parsed<string | null> {
   let id = (fromUrl ?? text).toLowerCase();
   if (/^\d{1,10}$/.test(id)) id = `tt${id.padStart(7, '0')}`;
   if (!/^tt\d{5,10}$/.test(id)) {
-    return fail(`"${text}" is not an IMDb id (tt followed by digits, such as tt0133093, or an IMDb URL)`);
+    return fail(
+      `${quoted(text)} is not an IMDb id (tt followed by digits, such as tt0133093, or an IMDb URL)`,
+    );
   }
   return ok(id);
 }
@@ -189,7 +192,7 @@ export function parseBarcodeCell(raw: string, normalize: BarcodeNormalizer): Par
   if (text === '') return ok(null);
   if (/^\d+(?:[.,]\d+)?e\+?\d+$/i.test(text)) {
     return fail(
-      `"${text}" is a barcode a spreadsheet turned into a number (its digits are lost): format the column as text and export again`,
+      `${quoted(text)} is a barcode a spreadsheet turned into a number (its digits are lost): format the column as text and export again`,
     );
   }
   let digits = text.replace(/[\s-]+/g, '').replace(/^(\d+)\.0+$/, '$1');
@@ -207,7 +210,7 @@ export function parseYesNo(raw: string): Parsed<boolean | null> {
   if (text === '') return ok(null);
   if (YES.has(text)) return ok(true);
   if (NO.has(text)) return ok(false);
-  return fail(`"${raw.trim()}" is not yes or no (accepted: yes/no, true/false, 1/0, x)`);
+  return fail(`${quoted(raw.trim())} is not yes or no (accepted: yes/no, true/false, 1/0, x)`);
 }
 
 /** Like {@link parseYesNo}, and a date (the day it was watched, as in a Letterboxd diary) means yes. */
@@ -215,7 +218,9 @@ export function parseWatched(raw: string): Parsed<boolean | null> {
   const yesNo = parseYesNo(raw);
   if (yesNo.ok) return yesNo;
   if (looksLikeDate(raw.trim())) return ok(true);
-  return fail(`"${raw.trim()}" is not yes, no or a date (accepted: yes/no, true/false, 1/0, x, a date)`);
+  return fail(
+    `${quoted(raw.trim())} is not yes, no or a date (accepted: yes/no, true/false, 1/0, x, a date)`,
+  );
 }
 
 function looksLikeDate(text: string): boolean {

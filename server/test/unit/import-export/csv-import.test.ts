@@ -2,6 +2,7 @@ import { importRow } from './rows.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CsvImportResult, parseCollectionCsv } from '../../../src/domain/import-export/csv-import.ts';
+import { excerpt, quoted } from '../../../src/domain/import-export/excerpt.ts';
 import type { ImportRow, RowError } from '../../../src/domain/import-export/types.ts';
 
 const csv = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -480,5 +481,62 @@ describe('size', () => {
     assert.ok(elapsedMs < 3000, `took ${elapsedMs.toFixed(0)} ms`);
     // Expected well under a second; reported so a slowdown is visible before it fails.
     t.diagnostic(`10,000-row CSV parsed in ${elapsedMs.toFixed(0)} ms`);
+  });
+});
+
+describe('messages quote at most 200 characters of the file', () => {
+  // A cut or binary upload can put megabytes in one line or cell: a message quoting it whole became a
+  // 40 MB error body. Each case: the file, and the start of the message that must quote an excerpt.
+  const long = 'x'.repeat(1_000_000);
+  const cut = `"${'x'.repeat(200)}…"`;
+  const table: [string, string, 'error' | 'warning', string][] = [
+    [
+      'a header without a title column',
+      `${long},Year\nHeat,1995\n`,
+      'error',
+      `no title column: the header is ${cut}`,
+    ],
+    ['an unknown column', `Title,${long}\nHeat,1\n`, 'warning', `column ${cut} is not one we know`],
+    ['a year', `Title,Year\nHeat,${long}\n`, 'error', `${cut} is not a year`],
+    ['a TMDb id', `Title,TMDb ID\nHeat,${long}\n`, 'error', `${cut} is not a TMDb id`],
+    ['an IMDb id', `Title,IMDb ID\nHeat,${long}\n`, 'error', `${cut} is not an IMDb id`],
+    ['a barcode', `Title,Barcode\nHeat,${long}\n`, 'error', `${cut} is not a barcode`],
+    [
+      'a barcode of digits',
+      `Title,Barcode\nHeat,${'1'.repeat(1_000_000)}\n`,
+      'error',
+      `"${'1'.repeat(200)}…" has 1000000 digits`,
+    ],
+    ['a watched cell', `Title,Watched\nHeat,${long}\n`, 'error', `${cut} is not yes, no or a date`],
+    ['a format', `Title,Format\nHeat,${long}\n`, 'warning', `format ${cut} is not a disc format we know`],
+  ];
+  for (const [name, text, kind, start] of table) {
+    it(name, () => {
+      const result = parseCollectionCsv(csv(text));
+      const messages = kind === 'error' ? errorsOf(result).map((e) => e.message) : result.warnings;
+      const message = messages.find((m) => m.startsWith(start));
+      assert.ok(
+        message !== undefined,
+        `a message starting ${start.slice(0, 60)}…: ${messages.join(' | ').slice(0, 500)}`,
+      );
+      for (const m of [...messages, ...(result.ok ? [] : result.errors.map((e) => e.message))]) {
+        assert.ok(m.length < 500, `message of ${m.length} characters: ${m.slice(0, 100)}…`);
+      }
+    });
+  }
+
+  it('a header of thousands of unknown columns names 20 and counts the rest', () => {
+    const header = ['Title', ...Array.from({ length: 5000 }, (_, i) => `Column ${i}`)].join(',');
+    const { warnings } = parseCollectionCsv(csv(`${header}\nHeat\n`));
+    assert.equal(warnings.filter((w) => w.startsWith('column "')).length, 20);
+    assert.ok(warnings.includes('and 4980 more columns that are not ones we know: ignored'), warnings.at(-1));
+  });
+
+  it('a short value is quoted whole, and a cut never splits a character', () => {
+    assert.equal(excerpt('Titel;Jahr'), 'Titel;Jahr');
+    assert.equal(quoted('Titel;Jahr'), '"Titel;Jahr"');
+    assert.equal(excerpt('x'.repeat(200)), 'x'.repeat(200));
+    assert.equal(excerpt(`a${'😀'.repeat(150)}`), `a${'😀'.repeat(99)}…`);
+    assert.equal(excerpt(`ab${'😀'.repeat(150)}`), `ab${'😀'.repeat(99)}…`);
   });
 });
