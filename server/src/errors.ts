@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
+  precondition_failed: { status: 412, message: 'A precondition of the request does not hold.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
   upstream_unavailable: { status: 502, message: 'An upstream service did not answer usably.' },

@@ -71,7 +71,6 @@ export function applyPreconditions(
     return { answered: reply.code(304).send() };
   }
   const err = new AppError('precondition_failed', {
-    status: 412,
     message: `The ${outcome.field} condition does not hold: the file is not the version the request names.`,
     hint: 'Fetch it again without the condition to get the current version and its ETag.',
   });
