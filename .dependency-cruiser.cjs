@@ -1,6 +1,6 @@
 // The layer and cycle rules over server/src (docs/architecture.md), checked by
-// server/test/unit/architecture.test.ts through dependency-cruiser's JS API (its CLI refuses
-// Node 20; the API runs). Layers, top to bottom; a layer may import any layer below it:
+// server/test/unit/architecture.test.ts through dependency-cruiser's JS API (by hand:
+// `npx depcruise server/src --config .dependency-cruiser.cjs`). Layers, top to bottom; a layer may import any layer below it:
 //   http/ (routes, pages), cli/, main.ts, server.ts   — the edges and the composition root
 //   services/                                         — rules, one use case each
 //   repositories/, adapters/, providers/, jobs/, db/  — every I/O: database, files, processes, HTTP
