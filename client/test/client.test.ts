@@ -7,6 +7,7 @@ import { CONTRACT_HASH } from '@reelshelf/contract';
 import { BARCODES, startFakeProviders } from '../../server/test/fakes/index.ts';
 import { makeFixture } from '../../server/test/helpers/media.ts';
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { waitFor } from '../../server/test/helpers/wait.ts';
 import { ContractMismatchError, ReelshelfApiError, ReelshelfClient } from '../src/index.ts';
 
 describe('ReelshelfClient against a live server', () => {
@@ -95,13 +96,14 @@ describe('ReelshelfClient against a live server', () => {
       assert.equal(report.status, 'committed');
       assert.equal(report.counts.new, 1);
       const again = await client.startScan(root.id);
-      const final = await (async () => {
-        for (;;) {
+      const final = await waitFor(
+        async () => {
           const r = await client.getScan(again.scan_id);
-          if (r.status !== 'running') return r;
-          await new Promise((res) => setTimeout(res, 50));
-        }
-      })();
+          return r.status === 'running' ? null : r;
+        },
+        () => `scan ${again.scan_id} to finish`,
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
       assert.equal(final.counts.unchanged, 1);
       const lib = await client.library('tv');
       const edition = lib.items.find((i) => i.title === 'Heat')?.editions[0];
