@@ -119,6 +119,8 @@ const res = spawnSync(
     '--import',
     'tsx',
     '--test',
+    // A test that hangs fails after this long instead of holding the suite (CI has its own bound).
+    '--test-timeout=180000',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',

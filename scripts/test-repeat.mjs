@@ -144,6 +144,7 @@ function runOnce(files, concurrency, tapFile, tempDir) {
         '--import',
         'tsx',
         '--test',
+        '--test-timeout=180000',
         `--test-concurrency=${concurrency}`,
         '--test-reporter=tap',
         `--test-reporter-destination=${tapFile}`,

@@ -14,22 +14,22 @@ export const YIELD_AFTER_MS = 20;
 
 /**
  * @param onProgress called after every write (done of total; a write may be a batch of 500 rows, so
- *   a large import has few of them) — readers throttle it
+ *   a large import has few of them) — readers throttle it; a promise it returns is awaited
  */
 export async function applyPlan(
   ops: readonly Op[],
   writer: ImportWriter,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (done: number, total: number) => void | Promise<void>,
 ): Promise<void> {
   const total = ops.length;
   let lastYield = Date.now();
   for (let i = 0; i < total; i++) {
     await ops[i]?.(writer);
-    if (i + 1 < total) onProgress?.(i + 1, total);
+    if (i + 1 < total) await onProgress?.(i + 1, total);
     if (Date.now() - lastYield >= YIELD_AFTER_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       lastYield = Date.now();
     }
   }
-  onProgress?.(total, total);
+  await onProgress?.(total, total);
 }

@@ -32,8 +32,8 @@ import { ImportPlan } from './import-plan.ts';
 export interface ImportOptions {
   /** Check and count only; nothing is written. */
   dryRun?: boolean;
-  /** Called while the writes run (done of total). */
-  onProgress?: (done: number, total: number) => void;
+  /** Called while the writes run (done of total); a promise it returns is awaited (the CLI, tests). */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
   /** Called with the id of the `import` job once it exists (writes only: a dry run is no job). */
   onJob?: (jobId: number) => void;
 }
@@ -151,10 +151,10 @@ export class ImportExportService {
     };
     if (options.dryRun === true) return result(await plan(this.db), true, warnings);
     // Planned and written in one transaction: nothing can change the library between the two.
-    const write = (progress: (done: number, total: number) => void) =>
+    const write = (progress: (done: number, total: number) => void | Promise<void>) =>
       this.db.transaction().execute(async (trx) => {
         const p = await plan(trx);
-        progress(0, p.ops.length);
+        await progress(0, p.ops.length);
         await applyPlan(p.ops, new ImportWriteRepository(trx), progress);
         return { created: p.newMovies.map((r) => r.value), result: result(p, false, warnings) };
       });
@@ -168,7 +168,7 @@ export class ImportExportService {
             (ctx) =>
               write((d, t) => {
                 ctx.progress(d, t);
-                report(d, t);
+                return report(d, t);
               }),
             options.onJob,
           );

@@ -11,6 +11,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 /** 50 MB: over the 40 MiB an import accepts. */
 const OVERSIZED = 50 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
+/** The longest a read waits for the server: a server that never answers fails the test, never hangs it. */
+const ANSWER_DEADLINE_MS = 60_000;
 
 interface Upload {
   contentType: string;
@@ -64,6 +66,18 @@ class RawConnection {
     });
   }
 
+  /** Waits for the next socket event; fails with `what` when none comes before `deadline`. */
+  private async nextEvent(deadline: number, what: string): Promise<void> {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`no ${what} within ${ANSWER_DEADLINE_MS / 1000} s`);
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      timer = setTimeout(resolve, left);
+    });
+    clearTimeout(timer);
+  }
+
   private poke(): void {
     const wake = this.wake;
     this.wake = null;
@@ -97,6 +111,7 @@ class RawConnection {
 
   /** The next complete answer (Content-Length framed, as the server's JSON answers are). */
   async read(): Promise<Answer> {
+    const deadline = Date.now() + ANSWER_DEADLINE_MS;
     for (;;) {
       this.check();
       const parsed = this.parse();
@@ -105,7 +120,7 @@ class RawConnection {
         return parsed.answer;
       }
       if (this.ended) throw new Error('the server closed the connection before a complete answer');
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      await this.nextEvent(deadline, 'complete answer');
     }
   }
 
@@ -127,9 +142,10 @@ class RawConnection {
 
   /** Resolves when the server has closed the connection (FIN, no reset) and the socket is gone. */
   async closedByServer(): Promise<void> {
+    const deadline = Date.now() + ANSWER_DEADLINE_MS;
     while (!this.ended) {
       this.check();
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      await this.nextEvent(deadline, 'close by the server');
     }
     this.check();
   }

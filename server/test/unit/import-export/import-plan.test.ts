@@ -164,11 +164,11 @@ describe('applyPlan on real SQLite', () => {
       const first = await plan();
       assert.deepEqual(first.errors, []);
       const progress: [number, number][] = [];
-      await opened.db
-        .transaction()
-        .execute((trx) =>
-          applyPlan(first.ops, new ImportWriteRepository(trx), (done, total) => progress.push([done, total])),
-        );
+      await opened.db.transaction().execute((trx) =>
+        applyPlan(first.ops, new ImportWriteRepository(trx), (done, total) => {
+          progress.push([done, total]);
+        }),
+      );
       // One report after every write (a write may be a 500-row batch), ending at total.
       const n = first.ops.length;
       assert.deepEqual(
