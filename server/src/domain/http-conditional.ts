@@ -199,8 +199,8 @@ function anyTagMatches(
  * Evaluates the preconditions of a request for a representation that exists, in the order of
  * RFC 9110 §13.2.2:
  * 1. `If-Match` (strong comparison; `*` is true): false → 412.
- * 2. Without If-Match, `If-Unmodified-Since` (a valid date): modified after it, or no
- *    Last-Modified to prove otherwise → 412.
+ * 2. Without If-Match, `If-Unmodified-Since` (a valid date): modified after it → 412; ignored
+ *    for a representation with no Last-Modified (§13.1.4: "MUST ignore").
  * 3. `If-None-Match` (weak comparison; `*` is true): a match → 304 on GET/HEAD, else 412.
  * 4. Without If-None-Match, on GET/HEAD, `If-Modified-Since` (a valid date): not modified since
  *    → 304. An invalid or repeated date is ignored, as is a representation with no Last-Modified.
@@ -223,7 +223,7 @@ export function evaluatePreconditions(
     if (!anyTagMatches(ifMatch, tag, strongMatch)) return { kind: 'precondition_failed', field: 'If-Match' };
   } else {
     const unmodifiedSince = dateSeconds(headers['if-unmodified-since']);
-    if (unmodifiedSince !== null && (modified === null || modified > unmodifiedSince)) {
+    if (unmodifiedSince !== null && modified !== null && modified > unmodifiedSince) {
       return { kind: 'precondition_failed', field: 'If-Unmodified-Since' };
     }
   }

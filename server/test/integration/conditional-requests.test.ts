@@ -373,6 +373,11 @@ describe('conditional requests and ranges on every byte-serving route (RFC 9110 
       assert.equal(any.status, 304, '* matches the representation being written');
       const ifMatch = await send(url, 'GET', { range: 'bytes=0-99', 'if-match': '"old"' });
       assert.equal(ifMatch.status, 412);
+      const since = await send(url, 'GET', {
+        range: 'bytes=0-99',
+        'if-unmodified-since': 'Sun, 06 Nov 1994 08:49:37 GMT',
+      });
+      assert.equal(since.status, 206, 'no Last-Modified: If-Unmodified-Since is ignored (RFC 9110 §13.1.4)');
     } finally {
       await t.api(`/api/media-file/${fileId}/prewarm-tv`, { method: 'DELETE' });
     }

@@ -132,7 +132,8 @@ describe('evaluatePreconditions without validators (a file still being written)'
     [{ 'if-none-match': ETAG }, proceed()],
     [{ 'if-match': '*' }, proceed()],
     [{ 'if-match': ETAG }, failed('If-Match')],
-    [{ 'if-unmodified-since': AT }, failed('If-Unmodified-Since')],
+    // RFC 9110 §13.1.4: no modification date → the field is ignored.
+    [{ 'if-unmodified-since': AT }, proceed()],
     [{ 'if-modified-since': AT }, proceed()],
     [{ range: 'bytes=0-9', 'if-range': ETAG }, proceed()],
   ];
