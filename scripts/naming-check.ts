@@ -6,7 +6,7 @@
  *
  * Each case is laid out as empty files in a temporary library, walked with the scan's real directory
  * walker and then put through the same pure decisions the scan makes for a fresh library (extraKind →
- * parseMoviePath → groupEditions). No ffprobe: naming never needs it.
+ * parseMoviePaths → groupEditions). No ffprobe: naming never needs it.
  *
  * The cases are transcribed (inputs and expected outcomes only, no code) from jellyfin/jellyfin,
  * tests/Jellyfin.Naming.Tests/Video/{CleanDateTimeTests,CleanStringTests,VideoResolverTests,ExtraTests,
@@ -21,7 +21,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { walkDirectory } from '../server/src/adapters/directory-walker.ts';
 import { type MovieGroup, groupEditions } from '../server/src/domain/scan/match.ts';
-import { type ParsedMovieName, parseMoviePath } from '../server/src/domain/scan/parse-name.ts';
+import {
+  type ParsedMovieName,
+  parseMoviePath,
+  parseMoviePaths,
+} from '../server/src/domain/scan/parse-name.ts';
 import {
   extraKind,
   isIgnoreMarker,
@@ -709,9 +713,11 @@ async function scanLayout(files: readonly string[]): Promise<Outcome> {
     const found = walk.files
       .map((f) => f.relativePath)
       .sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+    // Each name is read knowing the other videos of its folder, as the scan reads them.
+    const parsedByPath = parseMoviePaths(found);
     for (const path of found) {
       if (extraKind(path) !== null) extras.add(path);
-      else main.push({ path, parsed: parseMoviePath(path) });
+      else main.push({ path, parsed: parsedByPath.get(path) ?? parseMoviePath(path) });
     }
     return { extras, groups: groupEditions(main) };
   } finally {

@@ -8,7 +8,8 @@
  */
 import { filenameParse, parseResolution, parseSource } from '@ctrl/video-filename-parser';
 import { normalizeTitle } from '../titles.ts';
-import { DISC_STRUCTURE_FOLDERS, VIDEO_EXTENSIONS } from './video-files.ts';
+import { RELEASE_SEPARATOR, RELEASE_WORDS_ALWAYS, RELEASE_WORDS_AT_END } from './release-words.ts';
+import { DISC_STRUCTURE_FOLDERS, VIDEO_EXTENSIONS, extraKind } from './video-files.ts';
 
 export type VideoResolution = '2160p' | '1080p' | '720p' | '576p' | '540p' | '480p';
 
@@ -86,10 +87,9 @@ const EDITION_TAG = /\{\s*edition-([^}]*)\}/giu;
 const TITLE_YEAR_FORM = /^(?<title>.*?\S)\s*\((?<year>(?:18|19|20)\d{2})\)$/u;
 /** `Title (Year) - label` without a matching folder (older Jellyfin docs: space-hyphen-space). */
 const TITLE_YEAR_WITH_LABEL = /^(?<head>.*?\S\s*\((?:18|19|20)\d{2}\))\s+-\s+(?<label>\S.*)$/u;
+/** A year in brackets anywhere in a version label: `(2003)`, `[2003]`. */
+const YEAR_IN_BRACKETS = /[([]((?:18|19|20)\d{2})[)\]]/gu;
 /** What may follow the folder name in a multi-version file name: `-`, `.`, `_` (spaces allowed) or `[...]`. */
-const YEAR_IN_PARENS = /\(((?:18|19|20)\d{2})\)/gu;
-/** A label that starts with a year continues a release name (`Arrival` + `.2016.2160p…`); no version. */
-const LEADING_YEAR = /^\(?(?:18|19|20)\d{2}(?![0-9])/u;
 const LABEL_AFTER_FOLDER = /^\s*(?:[-._]\s*)+(?<label>\S.*?)\s*$|^\s*\[(?<bracketed>[^\]]+)\]\s*$/u;
 
 // Jellyfin's VideoFileStackingRules (digits, or a–d), end-anchored; a trailing `-GROUP` is tolerated.
@@ -114,98 +114,6 @@ const DATE_IN_NAME =
 const DATE_STAND_IN = /Zqdate([a-h])/giu;
 const STAND_IN_LETTERS = 'abcdefgh';
 
-/**
- * Jellyfin's CleanStrings release and quality words (NamingOptions.CleanStrings), split in two. Words no
- * title uses (resolutions, codecs, sources, `UltraHD`, `HDR`, `HDC`…) end the title wherever they stand
- * after its first word; words that are also ordinary words (`Multi`, `Limited`, `Proper`, `Pal`, `Cam`…)
- * only when nothing but release words follows them (`Super movie Multi`, not `My Pal Gus`).
- */
-const RELEASE_WORDS_ALWAYS = [
-  'sbs',
-  'hsbs',
-  'htab',
-  'mvc',
-  'hdr',
-  'hdc',
-  'uhd',
-  'ultrahd',
-  '4k',
-  'ac3',
-  'dts',
-  'aac',
-  'divx5?',
-  'dsr',
-  'dsrip',
-  'dvdrip',
-  'dvdscr',
-  'dvdscreener',
-  'dvdivx',
-  'hdtv',
-  'hdrip',
-  'hdtvrip',
-  'ntsc',
-  'pdtv',
-  'r5',
-  'bd5',
-  'svcd',
-  'read\\.nfo',
-  'nfofix',
-  'web-?dl',
-  'telesync',
-  'telecine',
-  'brrip',
-  'bdrip',
-  '480[pi]',
-  '576[pi]',
-  '720[pi]',
-  '1080[pi]',
-  '2160p',
-  'hrhd',
-  'hrhdtv',
-  'hddvd',
-  'blu-?ray',
-  'x264',
-  'x265',
-  'h264',
-  'h265',
-  'xvid',
-  'xvidvd',
-  'www\\.www',
-].join('|');
-const RELEASE_WORDS_AT_END = [
-  '3d',
-  'tab',
-  'custom',
-  'dc',
-  'dvd',
-  'screener',
-  'cam',
-  'fragment',
-  'fs',
-  'internal',
-  'limited',
-  'multi',
-  'subs',
-  'ogg',
-  'ogm',
-  'pal',
-  'proper',
-  'repack',
-  'rerip',
-  'retail',
-  'cd[1-9]',
-  'bd',
-  'se',
-  'swedish',
-  'german',
-  'dutch',
-  'unrated',
-  'ws',
-  'ts',
-  'tc',
-  'xxx',
-].join('|');
-const RELEASE_SEPARATOR = '[ _,.()\\[\\]-]';
 const RELEASE_WORD = new RegExp(
   `(?<=${RELEASE_SEPARATOR})(?:(?<always>${RELEASE_WORDS_ALWAYS})|${RELEASE_WORDS_AT_END})(?=${RELEASE_SEPARATOR}|$)`,
   'giu',
@@ -376,43 +284,67 @@ function unbracket(label: string): string {
 }
 
 /**
- * Whether what follows the folder name is a version label rather than the rest of another film's name:
- * Jellyfin groups versions only when they share the folder's year (`Iron Man - B (2006)` beside
- * `Iron Man - C (2007)` are two films), and a year right after a year-less folder name is the release's
- * own year (`Arrival/Arrival.2016.2160p.mkv`).
+ * Whether what follows a film's name is a version label rather than the rest of another film's name.
+ * Jellyfin reads the year from the whole file name and groups versions only when they share one year, so
+ * a name that carries a year of its own (bare or in brackets, anywhere, as the release parser reads it)
+ * other than the folder's — or any year when the folder has none — is another film:
+ * `Alien/Alien.Resurrection.1997.mkv`, `Scream/Scream.2.1997.mkv`, `Iron Man/Iron Man - B (2006).mkv`,
+ * `Arrival/Arrival.2016.2160p.mkv` (the release's own year). `Heat (1995) - 1929 version` keeps 1995.
+ * @param label what follows the name
+ * @param fileCore the whole file name (id tags and part suffix removed)
+ * @param nameYear the year of the name the label follows (the folder's, or `Title (Year)`'s)
  */
-function isVersionLabel(label: string, folderCore: string): boolean {
-  const folderYear = TITLE_YEAR_FORM.exec(folderCore)?.groups?.year;
-  if (folderYear === undefined && LEADING_YEAR.test(label)) return false;
-  return [...label.matchAll(YEAR_IN_PARENS)].every((m) => m[1] === folderYear);
+function isVersionLabel(label: string, fileCore: string, nameYear: number | null): boolean {
+  if (parseRelease(fileCore).year !== nameYear) return false;
+  return [...label.matchAll(YEAR_IN_BRACKETS)].every((m) => Number(m[1]) === nameYear);
+}
+
+/** The version label after the folder name, when the file starts with it (compared without case). */
+function labelAfterFolder(fileCore: string, folderCore: string): string | null {
+  // A folder name of one character is a letter folder (`M/Movie 1.mkv`), never a title.
+  if (folderCore.length <= 1) return null;
+  const prefix = fileCore.slice(0, folderCore.length);
+  if (prefix.toLowerCase() !== folderCore.toLowerCase()) return null;
+  const match = LABEL_AFTER_FOLDER.exec(fileCore.slice(folderCore.length));
+  const label = match?.groups?.label ?? match?.groups?.bracketed;
+  if (label === undefined) return null;
+  const clean = unbracket(label);
+  return clean !== '' && isVersionLabel(clean, fileCore, parseRelease(folderCore).year) ? clean : null;
+}
+
+/**
+ * Whether a file may be one version of the film its folder names (Jellyfin's IsEligibleForMultiVersion):
+ * its name is the folder's, or the folder's followed by a version label.
+ */
+function isEligibleForVersions(fileCore: string, folderCore: string): boolean {
+  return (
+    fileCore.toLowerCase() === folderCore.toLowerCase() || labelAfterFolder(fileCore, folderCore) !== null
+  );
 }
 
 /**
  * Separates a Jellyfin multi-version label: after the folder name when the file starts with it (Jellyfin's
  * rule, compared without id tags and case: `Iron Man/Iron Man - bluray.mkv`, `Movie/Movie-2.mkv`,
- * `Heat (1995)/Heat (1995) [1080p].mkv`), else after `Title (Year) - `. A folder name of one character is
- * a letter folder (`M/Movie 1.mkv`), never a title.
+ * `Heat (1995)/Heat (1995) [1080p].mkv`) and every video of the folder may be a version, else after
+ * `Title (Year) - `.
  */
 function splitVersionLabel(
   fileCore: string,
   folderCore: string | null,
+  folderHoldsVersions: boolean,
 ): { core: string; label: string | null } {
-  if (folderCore !== null && folderCore.length > 1) {
-    const prefix = fileCore.slice(0, folderCore.length);
-    if (prefix.toLowerCase() === folderCore.toLowerCase()) {
-      const match = LABEL_AFTER_FOLDER.exec(fileCore.slice(folderCore.length));
-      const label = match?.groups?.label ?? match?.groups?.bracketed;
-      if (label !== undefined) {
-        const clean = unbracket(label);
-        // The folder's spelling names the movie: `Iron Man/iron man - 720p.mkv` is `Iron Man`.
-        if (clean !== '' && isVersionLabel(clean, folderCore)) return { core: folderCore, label: clean };
-      }
-    }
+  if (folderCore !== null && folderHoldsVersions) {
+    const label = labelAfterFolder(fileCore, folderCore);
+    // The folder's spelling names the movie: `Iron Man/iron man - 720p.mkv` is `Iron Man`.
+    if (label !== null) return { core: folderCore, label };
   }
   const match = TITLE_YEAR_WITH_LABEL.exec(fileCore);
-  if (match?.groups?.head !== undefined && match.groups.label !== undefined) {
+  const head = match?.groups?.head;
+  const headYear = head === undefined ? undefined : TITLE_YEAR_FORM.exec(head)?.groups?.year;
+  if (head !== undefined && headYear !== undefined && match?.groups?.label !== undefined) {
     const clean = unbracket(match.groups.label);
-    if (clean !== '') return { core: match.groups.head, label: clean };
+    if (clean !== '' && isVersionLabel(clean, fileCore, Number(headYear)))
+      return { core: head, label: clean };
   }
   return { core: fileCore, label: null };
 }
@@ -638,25 +570,30 @@ function titlesOverlap(a: string, b: string): boolean {
   return x !== '' && y !== '' && (x.startsWith(y) || y.startsWith(x));
 }
 
-/**
- * What a library-relative path says about its movie. The folder gives title and year when it has
- * Jellyfin's `Title (Year)` form, when the file name is generic (`movie.mkv`, `title_t00.mkv`, a disc
- * structure), or when only the folder has a year and looks like the same release; resolution, source and
- * edition come from the file name first, then the folder. Id tags are read from the file, then the folder.
- * @param relativePath path below the library root, `/` or `\` separated (extras must be filtered first)
- * @example parseMoviePath('Heat (1995)/Heat (1995) - Director\'s Cut.mkv').editionLabel === "Director's Cut"
- * @example parseMoviePath('The.Matrix.1999.1080p.BluRay.x264-GROUP.mkv').source === 'bluray'
- */
-export function parseMoviePath(relativePath: string): ParsedMovieName {
+/** The pieces of a path the name rules read: the file's name and the folder that names its movie. */
+interface PathNames {
+  fileBase: string;
+  fileTags: NameTags;
+  folderTags: NameTags | null;
+  /** The file's name without id tags and part suffix. */
+  fileCore: string;
+  partNumber: number | null;
+  /** Whether the folder that names the movie is the file's own folder (not a part or disc folder). */
+  ownFolder: boolean;
+}
+
+function readPathNames(relativePath: string): PathNames {
   const segments = splitPath(relativePath);
   const fileName = segments.at(-1) ?? '';
   let folders = segments.slice(0, -1);
   let fileBase = stripVideoExtension(fileName);
+  let ownFolder = true;
 
   const discIndex = folders.findIndex((folder) => DISC_FOLDER_SET.has(folder.toLowerCase()));
   if (discIndex >= 0) {
     folders = folders.slice(0, discIndex);
     fileBase = '';
+    ownFolder = false;
   }
 
   let partNumber: number | null = null;
@@ -665,15 +602,37 @@ export function parseMoviePath(relativePath: string): ParsedMovieName {
   if (folderPart !== null) {
     partNumber = folderPart.part;
     folders = folderPart.name === null ? folders.slice(0, -1) : [...folders.slice(0, -1), folderPart.name];
+    ownFolder = false;
   }
 
   const folderName = folders.at(-1);
   const fileTags = takeTags(fileBase);
-  const folderTags = folderName === undefined ? null : takeTags(folderName);
-
   const stacked = splitPart(fileTags.rest);
-  partNumber = stacked.part ?? partNumber;
-  const { core, label } = splitVersionLabel(stacked.name, folderTags?.rest ?? null);
+  return {
+    fileBase,
+    fileTags,
+    folderTags: folderName === undefined ? null : takeTags(folderName),
+    fileCore: stacked.name,
+    partNumber: stacked.part ?? partNumber,
+    ownFolder,
+  };
+}
+
+/**
+ * What a library-relative path says about its movie. The folder gives title and year when it has
+ * Jellyfin's `Title (Year)` form, when the file name is generic (`movie.mkv`, `title_t00.mkv`, a disc
+ * structure), or when only the folder has a year and looks like the same release; resolution, source and
+ * edition come from the file name first, then the folder. Id tags are read from the file, then the folder.
+ * @param relativePath path below the library root, `/` or `\` separated (extras must be filtered first)
+ * @param folderHoldsVersions false when another video of the file's folder is no version of the film the
+ *   folder names ({@link parseMoviePaths} decides it from the folder's files): no file of that folder is then
+ *   read as a version by the folder's name. Without it the file is judged alone.
+ * @example parseMoviePath('Heat (1995)/Heat (1995) - Director\'s Cut.mkv').editionLabel === "Director's Cut"
+ * @example parseMoviePath('The.Matrix.1999.1080p.BluRay.x264-GROUP.mkv').source === 'bluray'
+ */
+export function parseMoviePath(relativePath: string, folderHoldsVersions = true): ParsedMovieName {
+  const { fileBase, fileTags, folderTags, fileCore, partNumber } = readPathNames(relativePath);
+  const { core, label } = splitVersionLabel(fileCore, folderTags?.rest ?? null, folderHoldsVersions);
 
   const fileInfo = parseRelease(core);
   const folderInfo = folderTags === null ? null : parseRelease(folderTags.rest);
@@ -708,6 +667,37 @@ export function parseMoviePath(relativePath: string): ParsedMovieName {
     source: labelInfo?.source ?? fileInfo.source ?? folderInfo?.source ?? null,
     partNumber,
   };
+}
+
+/**
+ * Reads every path of a scan, each knowing the other videos of its folder: a folder's files are versions
+ * of the film the folder names only when every one of them may be (Jellyfin's VideoListResolver), so a
+ * collection folder (`Scream/Scream.1996.mkv` beside `Scream/Scream.2.mkv`) lists films, not versions.
+ * Extras do not count (`Movie/Movie-trailer.mkv`), nor do files whose movie is named by a part or disc
+ * folder above them. Linear in the number of paths.
+ * @param relativePaths every video path found below the library root (extras may be included)
+ * @returns each path's {@link parseMoviePath} result
+ * @example parseMoviePaths(['Scream/Scream.1996.mkv', 'Scream/Scream.2.mkv']).get('Scream/Scream.2.mkv')?.title === 'Scream 2'
+ */
+export function parseMoviePaths(relativePaths: readonly string[]): Map<string, ParsedMovieName> {
+  const folderHoldsVersions = new Map<string, boolean>();
+  for (const path of relativePaths) {
+    const names = readPathNames(path);
+    if (!names.ownFolder || names.folderTags === null || extraKind(path) !== null) continue;
+    const folder = folderOf(path);
+    if (folderHoldsVersions.get(folder) === false) continue;
+    folderHoldsVersions.set(folder, isEligibleForVersions(names.fileCore, names.folderTags.rest));
+  }
+  return new Map(
+    relativePaths.map((path) => [
+      path,
+      parseMoviePath(path, folderHoldsVersions.get(folderOf(path)) ?? true),
+    ]),
+  );
+}
+
+function folderOf(relativePath: string): string {
+  return splitPath(relativePath).slice(0, -1).join('/').toLowerCase();
 }
 
 /**

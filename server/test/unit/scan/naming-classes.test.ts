@@ -5,15 +5,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type GroupableFile, groupEditions } from '../../../src/domain/scan/match.ts';
-import { type ParsedMovieName, parseMoviePath } from '../../../src/domain/scan/parse-name.ts';
+import {
+  type ParsedMovieName,
+  parseMoviePath,
+  parseMoviePaths,
+} from '../../../src/domain/scan/parse-name.ts';
 
 interface ScannedFile extends GroupableFile {
   path: string;
 }
 
-/** Movies as [title, year, editions as [label, paths]] for a set of new files, like the scan groups them. */
+/**
+ * Movies as [title, year, editions as [label, paths]] for a set of new files, like the scan groups them:
+ * each file's name is read knowing the other videos of its folder.
+ */
 function movies(paths: readonly string[]): [string, number | null, [string | null, string[]][]][] {
-  const files: ScannedFile[] = paths.map((path) => ({ path, parsed: parseMoviePath(path) }));
+  const parsedByPath = parseMoviePaths(paths);
+  const files: ScannedFile[] = paths.map((path) => ({
+    path,
+    parsed: parsedByPath.get(path) ?? parseMoviePath(path),
+  }));
   return groupEditions(files).map((g) => [
     g.title,
     g.year,
@@ -207,6 +218,124 @@ describe('versions: the folder name, then " - ", "-", ".", "_" or "[…]" and an
     );
     assert.equal(movies(['Movie/Movie 1.mkv', 'Movie/Movie 2.mkv', 'Movie/Movie 3.mkv']).length, 3);
     assert.equal(movies(['M/Movie 1.mkv', 'M/Movie 2.mkv']).length, 2);
+  });
+});
+
+describe('a collection folder of films with their own years is not a folder of versions', () => {
+  // A label that carries another year than the folder's (or any year when the folder has none) continues
+  // another film's name: Jellyfin reads the year from the whole name and groups only files of one year.
+  const table: [string, string, number | null, string | null][] = [
+    ['Alien/Alien.1979.mkv', 'Alien', 1979, null],
+    ['Alien/Aliens.1986.mkv', 'Aliens', 1986, null],
+    ['Alien/Alien.Resurrection.1997.mkv', 'Alien Resurrection', 1997, null],
+    ['Alien/Alien.Resurrection.1997.1080p.BluRay.x264-GRP.mkv', 'Alien Resurrection', 1997, null],
+    ['Alien/Alien - Resurrection (1997).mkv', 'Alien - Resurrection', 1997, null],
+    ['Alien/Alien - Resurrection [1997].mkv', 'Alien - Resurrection', 1997, null],
+    ['Alien/Alien_3_1992.mkv', 'Alien 3', 1992, null],
+    ['Scream/Scream.1996.mkv', 'Scream', 1996, null],
+    ['Scream/Scream.2.1997.mkv', 'Scream 2', 1997, null],
+    ['Scream/Scream - 3 (2000).mkv', 'Scream - 3', 2000, null],
+    [
+      'Harry Potter/Harry Potter and the Chamber of Secrets (2002).mkv',
+      'Harry Potter and the Chamber of Secrets',
+      2002,
+      null,
+    ],
+    ['Heat (1995) - Remake (2003).mkv', 'Heat (1995) - Remake', 2003, null],
+    // the folder's own year in the label keeps it a version
+    ['Heat (1995)/Heat (1995) - 1080p (1995).mkv', 'Heat', 1995, '1080p (1995)'],
+    ["Heat 1995/Heat 1995 - Director's Cut.mkv", 'Heat', 1995, "Director's Cut"],
+  ];
+  for (const [path, title, year, label] of table) {
+    it(`${path} → ${title} (${year ?? '-'}) [${label ?? ''}]`, () =>
+      assert.deepEqual(fields(path, ['title', 'year', 'editionLabel']), {
+        title,
+        year,
+        editionLabel: label,
+      }));
+  }
+
+  it('lists each film of a collection folder with its own title and year', () => {
+    assert.deepEqual(
+      movies([
+        'Alien/Alien.1979.mkv',
+        'Alien/Aliens.1986.mkv',
+        'Alien/Alien.Resurrection.1997.mkv',
+        'Scream/Scream.1996.mkv',
+        'Scream/Scream.2.1997.mkv',
+        'Harry Potter/Harry Potter and the Chamber of Secrets (2002).mkv',
+      ]),
+      [
+        ['Alien', 1979, [[null, ['Alien/Alien.1979.mkv']]]],
+        ['Aliens', 1986, [[null, ['Alien/Aliens.1986.mkv']]]],
+        ['Alien Resurrection', 1997, [[null, ['Alien/Alien.Resurrection.1997.mkv']]]],
+        ['Scream', 1996, [[null, ['Scream/Scream.1996.mkv']]]],
+        ['Scream 2', 1997, [[null, ['Scream/Scream.2.1997.mkv']]]],
+        [
+          'Harry Potter and the Chamber of Secrets',
+          2002,
+          [[null, ['Harry Potter/Harry Potter and the Chamber of Secrets (2002).mkv']]],
+        ],
+      ],
+    );
+  });
+
+  it("groups versions only when every video of the folder is one (Jellyfin's IsEligibleForMultiVersion)", () => {
+    // one film with a year makes the folder a collection: `Scream.2` is then a film, not a version
+    assert.deepEqual(movies(['Scream/Scream.1996.mkv', 'Scream/Scream.2.mkv']), [
+      ['Scream', 1996, [[null, ['Scream/Scream.1996.mkv']]]],
+      ['Scream 2', null, [[null, ['Scream/Scream.2.mkv']]]],
+    ]);
+    assert.deepEqual(
+      movies(['Star Wars/Star Wars (1977).mkv', 'Star Wars/Star Wars - The Empire Strikes Back.mkv']),
+      [
+        ['Star Wars', 1977, [[null, ['Star Wars/Star Wars (1977).mkv']]]],
+        [
+          'Star Wars - The Empire Strikes Back',
+          null,
+          [[null, ['Star Wars/Star Wars - The Empire Strikes Back.mkv']]],
+        ],
+      ],
+    );
+    // a file of another name in the folder, too
+    assert.equal(movies(['Movie/Movie - apple.mkv', 'Movie/Other Film.mkv']).length, 2);
+    // extras and the parts of a stack do not count against it
+    assert.deepEqual(
+      movies([
+        'Movie/Movie-1080p-part1.mkv',
+        'Movie/Movie-1080p-part2.mkv',
+        'Movie/Movie - apple.mkv',
+        'Movie/Movie.mkv',
+      ]),
+      [
+        [
+          'Movie',
+          null,
+          [
+            [null, ['Movie/Movie.mkv']],
+            ['1080p', ['Movie/Movie-1080p-part1.mkv', 'Movie/Movie-1080p-part2.mkv']],
+            ['apple', ['Movie/Movie - apple.mkv']],
+          ],
+        ],
+      ],
+    );
+    assert.equal(movies(['Movie/Movie - apple.mkv', 'Movie/Movie - bluray.mkv']).length, 1);
+    // the files of other folders do not count
+    assert.equal(movies(['Movie/Movie - apple.mkv', 'Movie/Movie.mkv', 'Other/Film.mkv']).length, 2);
+  });
+
+  it("keeps the issue's classes: free suffixes in a folder named like the film are versions", () => {
+    assert.deepEqual(movies(['Iron Man/Iron Man - bluray.mkv']), [
+      ['Iron Man', null, [['bluray', ['Iron Man/Iron Man - bluray.mkv']]]],
+    ]);
+    assert.equal(
+      movies([
+        'Heat (1995)/Heat (1995).mkv',
+        'Heat (1995)/Heat (1995) - 2160p.mkv',
+        "Heat (1995)/Heat (1995) - Director's Cut.mkv",
+      ]).length,
+      1,
+    );
   });
 });
 
