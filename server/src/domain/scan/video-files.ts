@@ -5,6 +5,7 @@
  * The rules follow Jellyfin (reference/metadata.md §4.1; `Emby.Naming/Common/NamingOptions.cs`,
  * `Emby.Naming/Video/ExtraRuleResolver.cs`).
  */
+import { RELEASE_SEPARATOR, RELEASE_WORDS_ALWAYS } from './release-words.ts';
 
 /** Jellyfin's `NamingOptions.VideoFileExtensions`, lower-case with the leading dot (as `path.extname` gives). */
 export const VIDEO_EXTENSIONS: readonly string[] = Object.freeze([
@@ -96,6 +97,8 @@ const EXTRA_FOLDERS: ReadonlyMap<string, ExtraKind> = new Map<string, ExtraKind>
   ['interviews', 'interview'],
   ['scenes', 'scene'],
   ['samples', 'sample'],
+  // Not Jellyfin's: a scene release keeps its sample in `Sample/` (`the.matrix.sample.mkv`, `grp-tm.mkv`).
+  ['sample', 'sample'],
   ['shorts', 'short'],
   ['featurettes', 'featurette'],
   ['extras', 'extra'],
@@ -116,8 +119,9 @@ const EXTRA_FILE_NAMES: ReadonlyMap<string, ExtraKind> = new Map<string, ExtraKi
 /**
  * Base-name suffixes (`ExtraRuleType.Suffix`), in Jellyfin's rule order. Only trailer and sample accept
  * `.`, `_` and `- ` separators; the others need a hyphen. A bare space is no separator: `I Live In A
- * Trailer` and `The DNA Sample` are films whose titles end in a word, not extras. `-deletedscene` comes
- * before `-deleted` only for readability: both map to the same kind.
+ * Trailer` and `The DNA Sample` are films whose titles end in a word, not extras (nor are their dotted and
+ * underscored spellings: {@link isSuffixAfter}). `-deletedscene` comes before `-deleted` only for
+ * readability: both map to the same kind.
  */
 const EXTRA_SUFFIXES: readonly (readonly [string, ExtraKind])[] = [
   ['-trailer', 'trailer'],
@@ -139,6 +143,32 @@ const EXTRA_SUFFIXES: readonly (readonly [string, ExtraKind])[] = [
   ['-extra', 'extra'],
   ['-other', 'extra'],
 ];
+
+/** Suffixes whose separator may also be the one between a title's words (`The.DNA.Sample`, `I_Live_In_A_Trailer`). */
+const WORD_SEPARATOR_SUFFIXES: ReadonlySet<string> = new Set(['.trailer', '_trailer', '.sample', '_sample']);
+
+/**
+ * What a release name carries before its sample's or trailer's suffix: a year after the title's first
+ * word, or a release word (`1080p`, `BluRay`, `x264`…). `Movie.2010.1080p.sample` is a release's sample.
+ */
+const RELEASE_EVIDENCE = new RegExp(
+  `${RELEASE_SEPARATOR}(?:(?:18|19|20)\\d{2}|${RELEASE_WORDS_ALWAYS}|hevc|webrip|remux)(?=${RELEASE_SEPARATOR}|$)`,
+  'iu',
+);
+
+/**
+ * Whether `suffix` ends a name as an extra's suffix rather than as the last word of a title. Jellyfin takes
+ * any `.sample`/`_trailer` ending, and so hides `The.DNA.Sample.mkv` and `I_Live_In_A_Trailer.mkv`, whole
+ * films. Here a `.` or `_` before the word counts only when it is not how the title joins its words (the
+ * name before it has spaces, or no such character: `300.trailer`, `Harry Potter….trailer`), or when a year
+ * or release word precedes it (`Movie.2010.1080p.sample`, `The_Matrix_1999_trailer`).
+ * @param before the base name before the suffix, lower-case
+ */
+function isSuffixAfter(before: string, suffix: string): boolean {
+  if (!WORD_SEPARATOR_SUFFIXES.has(suffix)) return true;
+  const joinsTitleWords = !before.includes(' ') && before.includes(suffix.charAt(0));
+  return !joinsTitleWords || RELEASE_EVIDENCE.test(before);
+}
 
 /**
  * Entries the walker never descends into or reports: hidden entries (including macOS `._` resource forks)
@@ -249,7 +279,8 @@ export function extraKind(relativePath: string): ExtraKind | null {
 
   const withoutDigits = base.replace(/[0-9]+$/, '');
   for (const [suffix, kind] of EXTRA_SUFFIXES) {
-    if (withoutDigits.length > suffix.length && withoutDigits.endsWith(suffix)) return kind;
+    if (withoutDigits.length <= suffix.length || !withoutDigits.endsWith(suffix)) continue;
+    if (isSuffixAfter(withoutDigits.slice(0, -suffix.length), suffix)) return kind;
   }
   return null;
 }

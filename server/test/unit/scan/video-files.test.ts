@@ -151,6 +151,43 @@ describe('extraKind: a word inside a title never makes an extra', () => {
   }
 });
 
+describe("extraKind: `.`/`_` before the word is a suffix only when it is not the title's word separator", () => {
+  const table: [string, ExtraKind | null][] = [
+    // titles written with dots or underscores between their words: the word is the title's last
+    ['The.DNA.Sample.mkv', null],
+    ['The.DNA.Sample.2014.mkv', null],
+    ['The.DNA.Sample.2014.1080p.BluRay.x264-GRP.mkv', null],
+    ['I_Live_In_A_Trailer.mkv', null],
+    ['Movies/I_Live_In_A_Trailer/I_Live_In_A_Trailer.mkv', null],
+    ['The.Last.Trailer.mkv', null],
+    // after a year or a release token the word is a real sample or trailer
+    ['Movie.2010.1080p.sample.mkv', 'sample'],
+    ['Movie.2010.sample.mkv', 'sample'],
+    ['Movie.2010.1080p.BluRay.x264-GRP.sample.mkv', 'sample'],
+    ['Some.Movie.BluRay.sample.mkv', 'sample'],
+    ['The_Matrix_1999_trailer.mkv', 'trailer'],
+    ['The.Matrix.(1999).trailer2.mkv', 'trailer'],
+    // the separator differs from the title's (spaces, a single word, or the other character)
+    ['300.trailer.mp4', 'trailer'],
+    ['300_sample.mp4', 'sample'],
+    ['Harry Potter and the Deathly Hallows.trailer.mkv', 'trailer'],
+    ['Dr. Strangelove.trailer.mkv', 'trailer'],
+    ['Movie (2000)/Movie (2000).trailer.mkv', 'trailer'],
+    ['Harry_Potter.trailer.mkv', 'trailer'],
+    ['The.Matrix_sample.mkv', 'sample'],
+    // a hyphen is never a title's word separator here: always a suffix
+    ['The.DNA-sample.mkv', 'sample'],
+    ['The.DNA.Sample-trailer.mkv', 'trailer'],
+    // a scene release's `Sample/` folder below the movie folder
+    ['The.Matrix.1999.1080p.BluRay.x264-GROUP/Sample/the.matrix.sample.mkv', 'sample'],
+    ['The.Matrix.1999.1080p.BluRay.x264-GROUP/Sample/grp-thematrix.mkv', 'sample'],
+    ['Sample/The DNA Sample (2014).mkv', null],
+  ];
+  for (const [path, expected] of table) {
+    it(`${path} → ${expected}`, () => assert.equal(extraKind(path), expected));
+  }
+});
+
 describe('walker helpers', () => {
   it('finds the folder holding a disc structure', () => {
     assert.equal(discStructureRoot('Movie (2021)/VIDEO_TS/VTS_01_1.VOB'), 'Movie (2021)');
