@@ -46,9 +46,10 @@ module.exports = {
     {
       name: 'routes-through-services',
       severity: 'error',
-      comment: 'Routes stay thin: data is read and written by services, never by a route on the database.',
+      comment:
+        'Routes stay thin: data is read and written by services, never by a route on the database or the job runner.',
       from: { path: '^server/src/http/' },
-      to: { path: '^server/src/(repositories|db)/' },
+      to: { path: '^server/src/(repositories|db|jobs)/' },
     },
     {
       name: 'no-fs-or-process-in-rules',
@@ -56,6 +57,14 @@ module.exports = {
       comment:
         'Files and processes are reached through adapters (ESLint no-restricted-imports says the same).',
       from: { path: `${SERVICES}|${DOMAIN}` },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process)$' },
+    },
+    {
+      name: 'http-serves-checked-files',
+      severity: 'error',
+      comment:
+        'http/ sends bytes from files a service got from an adapter that checked where they lie (DataStore, MediaPathService over FileSystemAdapter); it opens no path itself.',
+      from: { path: '^server/src/http/' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process)$' },
     },
   ],

@@ -54,4 +54,11 @@ export default tseslint.config(
     files: ['server/src/domain/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [...FS_MODULES, ...PROCESS_MODULES] }] },
   },
+  // http/ serves bytes only from a CheckedFile a service got from an adapter (DataStore for the data
+  // dir, MediaPathService over FileSystemAdapter for media): it never opens a path itself. The pages'
+  // own CSS and scripts are read at start through the adapter too (readBundledFilesSync).
+  {
+    files: ['server/src/http/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [...FS_MODULES, ...PROCESS_MODULES] }] },
+  },
 );

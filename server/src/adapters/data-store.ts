@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { type ByteRange, type CheckedFile, checkedFileAt, type FileReader } from './file-system.ts';
+
+export type { ByteRange } from './file-system.ts';
 
 /**
  * The folders of the data dir the server writes into, one per kind of file. New kinds (HLS
@@ -28,19 +31,20 @@ export class StoragePathError extends Error {
   override name = 'StoragePathError';
 }
 
-/** Byte range of a read, both ends inclusive (as in HTTP). */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
+/** A file of an area, checked (real path, symlinks resolved) to lie inside it. */
+export type StoredFile = CheckedFile;
 
-/** A file of an area, checked to lie inside it; `read` opens it. */
-export interface StoredFile {
-  /** Absolute real path (for tools that take a path: sharp, ffmpeg). */
-  path: string;
-  sizeBytes: number;
-  mtimeMs: number;
-  read(range?: ByteRange): Readable;
+/**
+ * A file a tool is still writing (ffmpeg's `<key>.part.mp4`), renamed to its final name when done:
+ * read while it grows, through the same checks as every other file of the area.
+ */
+export interface GrowingFile {
+  /** Bytes written so far; null when the part file is gone (renamed at the end, or removed). */
+  size(): Promise<number | null>;
+  /** Opens for positional reads: the part file, or the finished file when it was just renamed. */
+  open(): Promise<FileReader>;
+  /** A stream of bytes `range` of what is written (the part file, or the finished one). */
+  read(range: ByteRange): Promise<Readable>;
 }
 
 export interface AreaUsage {
@@ -104,16 +108,69 @@ export class DataStore {
   }
 
   /**
+   * The real path of an area's folder, checked to lie inside the data dir's real path (an area that
+   * is a symlink elsewhere is refused); null when the folder does not exist and `create` is false.
+   */
+  private async realArea(area: StorageArea, create: boolean): Promise<string | null> {
+    if (create) await this.ensure(area);
+    const [realData, realBase] = await Promise.all([
+      realpath(this.dataDir).catch(() => null),
+      realpath(this.dir(area)).catch(() => null),
+    ]);
+    if (realData === null || realBase === null) return null;
+    if (!realBase.startsWith(realData + sep)) {
+      throw new StoragePathError(`the ${area} area resolves outside the data dir`);
+    }
+    return realBase;
+  }
+
+  /**
+   * The real folder a file of the area is written into, created when missing. Every existing folder
+   * on the way is checked with symlinks resolved before anything is created, and the folder again
+   * after: a symlinked subfolder (`artwork/12 → /elsewhere`) never receives a write.
+   */
+  private async writableFolder(area: StorageArea, full: string): Promise<string> {
+    const realBase = await this.realArea(area, true);
+    if (realBase === null) throw new Error(`the ${area} area could not be created`);
+    const folder = dirname(full);
+    const check = (real: string) => {
+      if (real !== realBase && !real.startsWith(realBase + sep)) {
+        throw new StoragePathError(`${relative(this.dir(area), full)} resolves outside the ${area} area`);
+      }
+      return real;
+    };
+    // The nearest folder that exists (the area itself at worst, which exists now).
+    let existing = folder;
+    let real = await realpath(existing).catch(() => null);
+    while (real === null && existing !== this.dir(area)) {
+      existing = dirname(existing);
+      real = await realpath(existing).catch(() => null);
+    }
+    check(real ?? realBase);
+    await mkdir(folder, { recursive: true });
+    return check(await realpath(folder));
+  }
+
+  /** Refuses a path whose last part is a symlink: a rename or remove would act on the link. */
+  private async refuseSymlink(area: StorageArea, relativePath: string, path: string): Promise<void> {
+    const s = await lstat(path).catch(() => null);
+    if (s?.isSymbolicLink() === true) {
+      throw new StoragePathError(`${area}/${relativePath} is a symlink; the data dir holds only files`);
+    }
+  }
+
+  /**
    * Writes a whole file: to a temporary file beside the target, then renamed over it. A crash
    * leaves the old file or the new one, never a half-written one.
+   * @throws StoragePathError when the path, or a symlinked folder on it, leads out of the area.
    */
   async writeAtomic(
     area: StorageArea,
     relativePath: string,
     bytes: Uint8Array | string,
   ): Promise<StoredFile> {
-    const target = this.resolve(area, relativePath);
-    await mkdir(dirname(target), { recursive: true });
+    const full = this.resolve(area, relativePath);
+    const target = join(await this.writableFolder(area, full), basename(full));
     const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
     try {
       const handle = await open(temp, 'wx');
@@ -136,11 +193,14 @@ export class DataStore {
   /**
    * Renames a file a tool wrote into the area (ffmpeg writes `<key>.part.mp4`) to its final name:
    * the atomic step of a write the server does not make itself.
+   * @throws StoragePathError when either path leads out of the area or the file is a symlink.
    */
   async commit(area: StorageArea, fromRelative: string, toRelative: string): Promise<StoredFile> {
-    const from = this.resolve(area, fromRelative);
-    const to = this.resolve(area, toRelative);
-    await mkdir(dirname(to), { recursive: true });
+    const fromFull = this.resolve(area, fromRelative);
+    const toFull = this.resolve(area, toRelative);
+    const from = join(await this.writableFolder(area, fromFull), basename(fromFull));
+    await this.refuseSymlink(area, fromRelative, from);
+    const to = join(await this.writableFolder(area, toFull), basename(toFull));
     await rename(from, to);
     const committed = await this.stat(area, toRelative);
     if (committed === null) throw new Error(`${area}/${toRelative} vanished after it was renamed`);
@@ -159,29 +219,69 @@ export class DataStore {
     } catch {
       return null;
     }
-    const realBase = await realpath(this.dir(area)).catch(() => this.dir(area));
+    const realBase = await this.realArea(area, false);
+    if (realBase === null) return null;
     if (!real.startsWith(realBase + sep)) {
       throw new StoragePathError(`${area}/${relativePath} resolves outside the ${area} area`);
     }
     const s = await stat(real).catch(() => null);
     if (s === null || !s.isFile()) return null;
+    return checkedFileAt(real, s.size, s.mtimeMs);
+  }
+
+  /**
+   * The file a tool is writing at `partRelative`, renamed to `finalRelative` when it is done. Each
+   * read goes through {@link DataStore.stat} (so through its checks) at the moment it is made.
+   */
+  growing(area: StorageArea, partRelative: string, finalRelative: string): GrowingFile {
+    this.resolve(area, partRelative);
+    this.resolve(area, finalRelative);
+    const current = async (): Promise<StoredFile> => {
+      const file = (await this.stat(area, partRelative)) ?? (await this.stat(area, finalRelative));
+      if (file === null) throw new Error(`${area}/${partRelative} is gone`);
+      return file;
+    };
     return {
-      path: real,
-      sizeBytes: s.size,
-      mtimeMs: s.mtimeMs,
-      read: (range) =>
-        createReadStream(real, range === undefined ? {} : { start: range.start, end: range.end }),
+      size: async () => (await this.stat(area, partRelative))?.sizeBytes ?? null,
+      // The part file may be renamed between the stat and the open: then the finished file is opened.
+      open: async () =>
+        (await current()).open().catch(async () => {
+          const done = await this.stat(area, finalRelative);
+          if (done === null) throw new Error(`${area}/${partRelative} is gone`);
+          return done.open();
+        }),
+      read: async (range) => (await current()).read(range),
     };
   }
 
-  /** Removes a file; a file that is already gone is not an error. */
+  /**
+   * Removes a file; a file that is already gone is not an error.
+   * @throws StoragePathError when a folder on the path leads out of the area, or the file is a symlink.
+   */
   async remove(area: StorageArea, relativePath: string): Promise<void> {
-    await rm(this.resolve(area, relativePath), { force: true });
+    const full = this.resolve(area, relativePath);
+    const realBase = await this.realArea(area, false);
+    if (realBase === null) return;
+    const folder = await realpath(dirname(full)).catch(() => null);
+    if (folder === null) return;
+    if (folder !== realBase && !folder.startsWith(realBase + sep)) {
+      throw new StoragePathError(`${area}/${relativePath} resolves outside the ${area} area`);
+    }
+    const path = join(folder, basename(full));
+    await this.refuseSymlink(area, relativePath, path);
+    await rm(path, { force: true });
   }
 
   /** Names of the files directly in a folder of the area, sorted; [] when it does not exist. */
   async list(area: StorageArea, relativeDir = ''): Promise<string[]> {
-    const dir = relativeDir === '' ? this.dir(area) : this.resolve(area, relativeDir);
+    const realBase = await this.realArea(area, false);
+    if (realBase === null) return [];
+    const dir =
+      relativeDir === '' ? realBase : await realpath(this.resolve(area, relativeDir)).catch(() => null);
+    if (dir === null) return [];
+    if (dir !== realBase && !dir.startsWith(realBase + sep)) {
+      throw new StoragePathError(`${area}/${relativeDir} resolves outside the ${area} area`);
+    }
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     return entries
       .filter((e) => e.isFile() && !e.name.includes(TEMP_MARK))
@@ -205,7 +305,9 @@ export class DataStore {
         }
       }
     };
-    await walk(this.dir(area));
+    // Entries are not followed through symlinks (Dirent): only what the area itself holds counts.
+    const realBase = await this.realArea(area, false);
+    if (realBase !== null) await walk(realBase);
     return total;
   }
 
@@ -227,6 +329,9 @@ export class DataStore {
       return [];
     }
     const realBase = realpathSync(dir);
+    if (!realBase.startsWith(realpathSync(this.dataDir) + sep)) {
+      return names.sort().map((name) => ({ name, error: `the ${area} area resolves outside the data dir` }));
+    }
     return names.sort().map((name) => {
       try {
         const real = realpathSync(this.resolve(area, name));

@@ -1,5 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 export interface FileStat {
@@ -7,6 +8,68 @@ export interface FileStat {
   mtimeMs: number;
   isFile: boolean;
   isDirectory: boolean;
+}
+
+/** Byte range of a read, both ends inclusive (as in HTTP). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** An open file read at positions into buffers the caller owns and reuses (the fast serving path). */
+export interface FileReader {
+  /** Reads up to `length` bytes at `position` into the start of `buffer`; 0 at the end of the file. */
+  read(buffer: Buffer, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A file whose real path was checked by the adapter that made it (DataStore: inside its area of the
+ * data dir; MediaPathService over FileSystemAdapter: inside its library root). The HTTP layer reads
+ * bytes only through one of these, never from a path of its own.
+ */
+export interface CheckedFile {
+  /** Absolute real path (for tools that take a path: ffmpeg), and for naming it in logs. */
+  path: string;
+  sizeBytes: number;
+  mtimeMs: number;
+  /** A stream of the file, whole or a byte range (Node's default 64 KiB chunks). */
+  read(range?: ByteRange): Readable;
+  /** Opens the file for positional reads (each open is closed by its caller). */
+  open(): Promise<FileReader>;
+}
+
+/** Opens `path` for positional reads. */
+export async function openReader(path: string): Promise<FileReader> {
+  const handle = await open(path, 'r');
+  return {
+    read: async (buffer, length, position) => (await handle.read(buffer, 0, length, position)).bytesRead,
+    close: () => handle.close(),
+  };
+}
+
+/** The CheckedFile of a real path its caller has just checked and stat'ed. */
+export function checkedFileAt(realPath: string, sizeBytes: number, mtimeMs: number): CheckedFile {
+  return {
+    path: realPath,
+    sizeBytes,
+    mtimeMs,
+    read: (range) =>
+      createReadStream(realPath, range === undefined ? {} : { start: range.start, end: range.end }),
+    open: () => openReader(realPath),
+  };
+}
+
+/**
+ * The regular files directly in a folder that ships with the server (the pages' CSS and scripts),
+ * read whole, synchronously, once at start, sorted by name. No request ever names a path here.
+ */
+export function readBundledFilesSync(dir: string): { name: string; bytes: Buffer }[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort()
+    .map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
 }
 
 /** Filesystem reads the services need, behind one seam. */
@@ -62,10 +125,12 @@ export class FileSystemAdapter {
   }
 
   /**
-   * Opens a file for reading, optionally a byte range (both ends inclusive). Callers pass a path
-   * already checked (MediaPathService for media, DataStore for the data dir).
+   * The regular file at a real path its caller has checked (MediaPathService: inside its library
+   * root), ready to be read; null when there is none. The one place a media file is opened.
    */
-  openRead(path: string, range?: { start: number; end: number }): Readable {
-    return createReadStream(path, range === undefined ? {} : { start: range.start, end: range.end });
+  async file(realPath: string): Promise<CheckedFile | null> {
+    const s = await this.stat(realPath);
+    if (s === null || !s.isFile) return null;
+    return checkedFileAt(realPath, s.sizeBytes, s.mtimeMs);
   }
 }

@@ -119,7 +119,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);
     registerImportExportRoutes(api, services.importExport);
-    registerJobRoutes(api, services.jobs);
+    registerJobRoutes(api, services.jobViews);
   });
   return app;
 }

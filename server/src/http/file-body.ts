@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import type { FileReader } from '../adapters/file-system.ts';
 
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Writes bytes `start..end` (inclusive) of a file to a raw HTTP response with two reusable 1 MiB
+ * Writes bytes `start..end` (inclusive) of a checked file (opened through its adapter) to a raw HTTP response with two reusable 1 MiB
  * buffers: while one is being sent the next is read, and a buffer is reused only after the socket
  * has taken it (write callback). That halves allocation and GC against a fresh buffer per chunk
  * and measured ~1.5x faster on loopback. A client that disconnects stops the loop at once and the
@@ -12,11 +12,11 @@ const CHUNK_BYTES = 1024 * 1024;
  */
 export async function writeFileRange(
   res: ServerResponse,
-  path: string,
+  file: { open(): Promise<FileReader> },
   start: number,
   end: number,
 ): Promise<void> {
-  const handle = await open(path, 'r');
+  const handle = await file.open();
   const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
   const inFlight: (Promise<void> | null)[] = [null, null];
   let closed = false;
@@ -33,7 +33,7 @@ export async function writeFileRange(
       if (closed) break;
       const buffer = buffers[slot] ?? Buffer.allocUnsafe(CHUNK_BYTES);
       const want = Math.min(buffer.length, end - position + 1);
-      const { bytesRead } = await handle.read(buffer, 0, want, position);
+      const bytesRead = await handle.read(buffer, want, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       const chunk = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);

@@ -1,7 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GrowingFile } from '../adapters/data-store.ts';
+import type { CheckedFile } from '../adapters/file-system.ts';
 import { evaluatePreconditions, type Validators } from '../domain/http-conditional.ts';
 import { contentRangeHeader, parseRange, unsatisfiedRangeHeader } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
@@ -18,31 +18,20 @@ export const STREAM_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 type FileTarget = Extract<StreamTarget, { kind: 'file' }>;
 type GrowingTarget = Extract<StreamTarget, { kind: 'growing' }>;
 
-/** A complete file with its validators: a stream target, an artwork image, later a segment. */
+/**
+ * A complete file with its validators: a stream target, an artwork image, later a segment. The
+ * bytes come from `file`, which the service got from an adapter that checked where it lies (this
+ * layer never opens a path of its own).
+ */
 export interface ServedFile {
-  path: string;
-  sizeBytes: number;
+  file: CheckedFile;
   lastModified: Date;
   /** A strong ETag (`"…"`): If-Match and If-Range compare strongly. */
   etag: string;
   contentType: string;
-  /**
-   * Opens bytes `start..end` (inclusive) where the file is read through a storage adapter (artwork).
-   * Without it the bytes are read from `path` with the reused-buffer writer, the fast path that
-   * direct streams take.
-   */
-  open?: (range: { start: number; end: number }) => Readable;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function sizeOf(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The one place a byte-serving route applies RFC 9110 preconditions (evaluated by
@@ -90,7 +79,7 @@ export function sendFile(
   file: ServedFile,
   cacheControl: string = STREAM_CACHE_CONTROL,
 ): FastifyReply {
-  const size = file.sizeBytes;
+  const size = file.file.sizeBytes;
   const checked = applyPreconditions(
     request,
     reply,
@@ -126,8 +115,8 @@ export function sendFile(
 }
 
 /**
- * Sends bytes `start..end` of the file: through its own `open` when it has one, otherwise by taking
- * the response over from Fastify and streaming from `path` with reused buffers.
+ * Sends bytes `start..end` of the file by taking the response over from Fastify and writing it with
+ * reused buffers (the measured fast path, the same for media, artifacts and artwork).
  */
 function sendBody(
   request: FastifyRequest,
@@ -136,8 +125,6 @@ function sendBody(
   start: number,
   end: number,
 ): FastifyReply {
-  if (file.open !== undefined) return reply.send(file.open({ start, end }));
-  const path = file.path;
   reply.hijack();
   const raw = reply.raw;
   const headers: Record<string, string | number | string[]> = {};
@@ -145,7 +132,7 @@ function sendBody(
     if (value !== undefined) headers[name] = value;
   }
   raw.writeHead(reply.statusCode, headers);
-  writeFileRange(raw, path, start, end).catch((err: unknown) => {
+  writeFileRange(raw, file.file, start, end).catch((err: unknown) => {
     request.log.warn({ err }, 'stream aborted');
     raw.destroy();
   });
@@ -153,19 +140,14 @@ function sendBody(
 }
 
 /** Follows a file that ffmpeg is still writing until the build ends, yielding bytes as they land. */
-async function* tail(
-  path: string,
-  finalPath: string,
-  start: number,
-  isBuilding: () => boolean,
-): AsyncGenerator<Buffer> {
+async function* tail(file: GrowingFile, start: number, isBuilding: () => boolean): AsyncGenerator<Buffer> {
   // The part file is renamed to its final name when the build ends; the bytes are the same.
-  const handle = await open(path, 'r').catch(() => open(finalPath, 'r'));
+  const handle = await file.open();
   try {
     let position = start;
     const buffer = Buffer.alloc(256 * 1024);
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      const bytesRead = await handle.read(buffer, buffer.length, position);
       if (bytesRead > 0) {
         position += bytesRead;
         yield Buffer.from(buffer.subarray(0, bytesRead));
@@ -173,10 +155,10 @@ async function* tail(
       }
       if (!isBuilding()) {
         // The build ended: read what is left once more, then stop.
-        const last = await handle.read(buffer, 0, buffer.length, position);
-        if (last.bytesRead === 0) return;
-        position += last.bytesRead;
-        yield Buffer.from(buffer.subarray(0, last.bytesRead));
+        const last = await handle.read(buffer, buffer.length, position);
+        if (last === 0) return;
+        position += last;
+        yield Buffer.from(buffer.subarray(0, last));
         continue;
       }
       await sleep(POLL_MS);
@@ -196,7 +178,6 @@ export async function sendGrowing(
   request: FastifyRequest,
   reply: FastifyReply,
   target: GrowingTarget,
-  finalPath: string,
   isBuilding: () => boolean,
   whenDone: () => Promise<FileTarget | null>,
 ): Promise<FastifyReply> {
@@ -209,32 +190,36 @@ export async function sendGrowing(
   reply.header('content-type', target.contentType);
   if (range.kind === 'wait') {
     // A suffix range needs the final length: answer it once the build is done, else ask to retry.
-    await waitForBytes(target.path, Number.MAX_SAFE_INTEGER, isBuilding);
+    await waitForBytes(target.file, Number.MAX_SAFE_INTEGER, isBuilding);
     return retryOrFinished(request, reply, whenDone);
   }
   if (range.kind !== 'partial') {
     reply.code(200);
     if (head) return reply.send();
     // Wait for the first bytes (the MP4 header) so a failed build is an error, not an empty 200.
-    const first = await waitForBytes(target.path, 1, isBuilding);
+    const first = await waitForBytes(target.file, 1, isBuilding);
     if (first === null || first < 1) return retryOrFinished(request, reply, whenDone);
-    return reply.send(Readable.from(tail(target.path, finalPath, 0, isBuilding), { objectMode: false }));
+    return reply.send(Readable.from(tail(target.file, 0, isBuilding), { objectMode: false }));
   }
-  const written = await waitForBytes(target.path, range.start + 1, isBuilding);
+  const written = await waitForBytes(target.file, range.start + 1, isBuilding);
   if (written === null || written <= range.start) return retryOrFinished(request, reply, whenDone);
   const end = Math.min(range.end ?? written - 1, written - 1);
   const length = end - range.start + 1;
   reply.code(206).header('content-range', contentRangeHeader(range.start, end, null));
   reply.header('content-length', String(length));
   if (head) return reply.send();
-  return reply.send(createReadStream(target.path, { start: range.start, end }));
+  return reply.send(await target.file.read({ start: range.start, end }));
 }
 
 /** Polls until the file holds `bytes` bytes, the build ends, or the wait runs out; returns its size. */
-async function waitForBytes(path: string, bytes: number, isBuilding: () => boolean): Promise<number | null> {
+async function waitForBytes(
+  file: GrowingFile,
+  bytes: number,
+  isBuilding: () => boolean,
+): Promise<number | null> {
   const deadline = Date.now() + GROWING_WAIT_MS;
   for (;;) {
-    const size = await sizeOf(path);
+    const size = await file.size();
     if (size !== null && size >= bytes) return size;
     if (!isBuilding() || Date.now() > deadline) return size;
     await sleep(POLL_MS);

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { JobKindName, JobProgress, JobView } from '@reelshelf/contract';
 import { AppError, notFound } from '../errors.ts';
 import { JobRepository, type JobRow, type JobStatus } from '../repositories/job.repository.ts';
-import { jobProgress, jobView } from './job-view.ts';
+import { jobProgress, jobView } from '../domain/job-progress.ts';
 
 /** What a job handler gets: its payload, a cancellation signal and a progress reporter. */
 export interface JobContext<P> {

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
-import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { ArtworkJob } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { type Clock, isoNow } from '../adapters/clock.ts';
-import type { ByteRange, DataStore, StoredFile } from '../adapters/data-store.ts';
-import type { FileSystemAdapter } from '../adapters/file-system.ts';
+import type { DataStore, StoredFile } from '../adapters/data-store.ts';
+import type { CheckedFile, FileSystemAdapter } from '../adapters/file-system.ts';
 import type { ImageDownloader } from '../adapters/image-downloader.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { JobContext, JobRunner } from '../jobs/job-runner.ts';
-import { jobProgress } from '../jobs/job-view.ts';
+import { jobProgress } from '../domain/job-progress.ts';
 import { type ArtworkKind, ArtworkRepository, type ArtworkRow } from '../repositories/artwork.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
 import { isWithin } from './library-root.service.ts';
@@ -31,10 +31,8 @@ const TMDB_PATH = /^\/[A-Za-z0-9_-]{5,64}\.(jpg|jpeg|png|webp)$/;
 export type ArtworkReport = NonNullable<ArtworkJob['report']>;
 
 export interface ServedImage {
-  path: string;
-  sizeBytes: number;
-  /** Opens the image for reading (the route streams it), whole or a byte range. */
-  open(range?: ByteRange): Readable;
+  /** The image, checked to lie in the artwork area or a library root (the route streams it). */
+  file: CheckedFile;
   etag: string;
   lastModified: Date;
   contentType: string;
@@ -219,7 +217,8 @@ export class ArtworkService {
       .slice(0, 8)}.jpg`;
     const cached = await this.files.store.stat('artwork', resized);
     if (cached !== null) return served(cached);
-    const bytes = await sharp(original.path)
+    // sharp gets the bytes read through the checked file, never a path of its own to open.
+    const bytes = await sharp(await buffer(original.read()))
       .resize({ width: target, withoutEnlargement: true })
       .jpeg({ quality: 82 })
       .toBuffer();
@@ -237,32 +236,20 @@ export class ArtworkService {
    * The image file a stored path names, opened only where images may live: the artwork area, or a
    * library root (a local poster beside the media, checked with symlinks resolved). Null otherwise.
    */
-  private async readable(path: string): Promise<StoredFile | null> {
+  private async readable(path: string): Promise<CheckedFile | null> {
     const inArea = await this.downloaded(path);
     if (inArea !== null || this.files.store.locate('artwork', path) !== null) return inArea;
     const roots = await new LibraryRootRepository(this.db).list();
     const root = roots.find((r) => isWithin(r.path, path));
     if (root === undefined) return null;
-    const real = await this.files.paths
-      .resolveInsideRoot(root.path, relative(root.path, path))
-      .catch(() => null);
-    const stat = real === null ? null : await this.files.fs.stat(real);
-    if (real === null || stat === null || !stat.isFile) return null;
-    return {
-      path: real,
-      sizeBytes: stat.sizeBytes,
-      mtimeMs: stat.mtimeMs,
-      read: (range) => this.files.fs.openRead(real, range),
-    };
+    return this.files.paths.openInsideRoot(root.path, relative(root.path, path)).catch(() => null);
   }
 }
 
-function served(file: StoredFile): ServedImage {
+function served(file: CheckedFile): ServedImage {
   const ext = file.path.slice(file.path.lastIndexOf('.') + 1).toLowerCase();
   return {
-    path: file.path,
-    sizeBytes: file.sizeBytes,
-    open: (range) => file.read(range),
+    file,
     etag: `"${createHash('sha1').update(`${file.path}|${file.sizeBytes}|${file.mtimeMs}`).digest('hex').slice(0, 20)}"`,
     lastModified: new Date(file.mtimeMs),
     contentType: ext === 'png' ? 'image/png' : ext === 'webp' ? 'image/webp' : 'image/jpeg',

@@ -18,6 +18,7 @@ import { ArtworkService } from './artwork.service.ts';
 import { BarcodeService } from './barcode.service.ts';
 import { EnrichmentService } from './enrichment.service.ts';
 import { ImportExportService } from './import-export.service.ts';
+import { JobService } from './job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
@@ -40,7 +41,10 @@ export interface Services {
   tokens: PlaybackTokenService;
   analysis: AnalysisService;
   editions: PlaybackEditionPresenter;
+  /** The runner itself, for the composition root (recovery at start, close at shutdown). */
   jobs: JobRunner;
+  /** What the jobs routes read. */
+  jobViews: JobService;
   roots: LibraryRootService;
   scans: ScanService;
   watch: WatchStateService;
@@ -180,11 +184,12 @@ export function buildServices(deps: ServiceDeps): Services {
     analysis,
     editions,
     jobs,
+    jobViews: new JobService(jobs),
     roots: new LibraryRootService(deps.db, fs, deps.clock),
     scans,
     watch: new WatchStateService(deps.db, deps.clock),
     artifacts,
-    streams: new StreamService(tokens, devices, editions, artifacts, paths, fs),
+    streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     artwork,
     enrichment,
     barcodes,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { FileSystemAdapter } from '../adapters/file-system.ts';
+import type { CheckedFile, FileSystemAdapter } from '../adapters/file-system.ts';
 import { AppError } from '../errors.ts';
 import { isWithin } from './library-root.service.ts';
 
@@ -10,6 +10,23 @@ import { isWithin } from './library-root.service.ts';
 export class MediaPathService {
   constructor(private readonly fs: FileSystemAdapter) {}
 
+  /**
+   * The media file, checked to lie inside its library root, ready to be read (the adapter opens it
+   * on read, at the real path this check approved).
+   * @throws AppError file_missing (404) when it is not there, forbidden (403) when it leads out.
+   */
+  async openInsideRoot(rootPath: string, relativePath: string): Promise<CheckedFile> {
+    const file = await this.fs.file(await this.resolveInsideRoot(rootPath, relativePath));
+    if (file === null) {
+      throw new AppError('file_missing', { status: 404, message: 'The media file is missing.' });
+    }
+    return file;
+  }
+
+  /**
+   * The real path of a file or folder inside its library root, for a tool that takes a path
+   * (ffmpeg's input) or a listing; bytes are read through {@link openInsideRoot}.
+   */
   async resolveInsideRoot(rootPath: string, relativePath: string): Promise<string> {
     const [realRoot, realFile] = await Promise.all([
       this.fs.realpath(rootPath),

@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
-import type { FileSystemAdapter } from '../adapters/file-system.ts';
+import type { DataStore, GrowingFile } from '../adapters/data-store.ts';
+import type { CheckedFile } from '../adapters/file-system.ts';
 import { contentTypeFor, strongEtag } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
 import type { ArtifactService } from './artifact.service.ts';
@@ -11,14 +12,21 @@ import type { PlaybackTokenService } from './playback-token.service.ts';
 export type StreamTarget =
   | {
       kind: 'file';
-      path: string;
-      sizeBytes: number;
+      /** The bytes, checked to lie inside their library root or the artifacts area. */
+      file: CheckedFile;
       lastModified: Date;
       etag: string;
       contentType: string;
       artifactKey: string | null;
     }
-  | { kind: 'growing'; path: string; jobId: number; contentType: string; artifactKey: string };
+  | {
+      kind: 'growing';
+      /** The artifact ffmpeg is writing, read through the storage adapter. */
+      file: GrowingFile;
+      jobId: number;
+      contentType: string;
+      artifactKey: string;
+    };
 
 const TOKEN_MESSAGES = {
   missing: 'A playback token is required.',
@@ -35,7 +43,7 @@ export class StreamService {
     private readonly editions: PlaybackEditionPresenter,
     private readonly artifacts: ArtifactService,
     private readonly paths: MediaPathService,
-    private readonly fs: FileSystemAdapter,
+    private readonly store: DataStore,
   ) {}
 
   /** Checks the playback token (or an admin bearer) before anything else is looked up. */
@@ -63,17 +71,13 @@ export class StreamService {
       });
     }
     if (decision.prediction === 'direct') {
-      const path = await this.paths.resolveInsideRoot(file.root_path, file.relative_path);
-      const stat = await this.fs.stat(path);
-      if (stat === null)
-        throw new AppError('file_missing', { status: 404, message: 'The media file is missing.' });
-      const container = this.editions.capabilitiesOf(file)?.container ?? extname(path).slice(1);
+      const media = await this.paths.openInsideRoot(file.root_path, file.relative_path);
+      const container = this.editions.capabilitiesOf(file)?.container ?? extname(media.path).slice(1);
       return {
         kind: 'file',
-        path,
-        sizeBytes: stat.sizeBytes,
-        lastModified: new Date(stat.mtimeMs),
-        etag: strongEtag(['f', file.id, stat.sizeBytes, stat.mtimeMs, file.fingerprint ?? '']),
+        file: media,
+        lastModified: new Date(media.mtimeMs),
+        etag: strongEtag(['f', file.id, media.sizeBytes, media.mtimeMs, file.fingerprint ?? '']),
         contentType: contentTypeFor(container),
         artifactKey: null,
       };
@@ -81,24 +85,31 @@ export class StreamService {
     if (!decision.isPlayable) throw this.artifacts.incompatible(needs);
     const state = await this.artifacts.start(fileId, profile.id);
     if (state.status === 'ready') {
-      const stat = await this.fs.stat(state.artifact.path);
-      if (stat !== null) {
+      // Only a file of the artifacts area is served (a row naming another path, or a symlink out, is not).
+      const name = this.store.locate('artifacts', state.artifact.path);
+      const stored = name === null ? null : await this.store.stat('artifacts', name).catch(() => null);
+      if (stored !== null) {
         await this.artifacts.touch(state.artifact.artifact_key);
+        // Whole milliseconds, as the ETag was made before (FileSystemAdapter.stat floors them).
+        const mtimeMs = Math.floor(stored.mtimeMs);
         return {
           kind: 'file',
-          path: state.artifact.path,
-          sizeBytes: stat.sizeBytes,
-          lastModified: new Date(stat.mtimeMs),
-          etag: strongEtag(['a', state.artifact.artifact_key, stat.sizeBytes, stat.mtimeMs]),
+          file: stored,
+          lastModified: new Date(mtimeMs),
+          etag: strongEtag(['a', state.artifact.artifact_key, stored.sizeBytes, mtimeMs]),
           contentType: 'video/mp4',
           artifactKey: state.artifact.artifact_key,
         };
       }
     }
     if (state.status === 'building') {
+      const key = state.artifact.artifact_key;
+      const part = this.store.locate('artifacts', this.artifacts.partPath(key));
+      const final = this.store.locate('artifacts', this.artifacts.finalPath(key));
+      if (part === null || final === null) throw new Error(`artifact ${key} lies outside the artifacts area`);
       return {
         kind: 'growing',
-        path: this.artifacts.partPath(state.artifact.artifact_key),
+        file: this.store.growing('artifacts', part, final),
         jobId: state.jobId,
         contentType: 'video/mp4',
         artifactKey: state.artifact.artifact_key,
@@ -113,10 +124,5 @@ export class StreamService {
 
   isBuilding(jobId: number): boolean {
     return this.artifacts.isBuilding(jobId);
-  }
-
-  /** Where a finished artifact lives (a growing one is renamed there when done). */
-  finalPath(key: string): string {
-    return this.artifacts.finalPath(key);
   }
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LibraryMovieItem, MovieDetail, ScanReport } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readBundledFilesSync } from '../../adapters/file-system.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
 import { secretsEqual } from '../plugins/auth.ts';
@@ -49,10 +49,9 @@ interface Asset {
 function loadAssets(): Map<string, Asset> {
   const dir = fileURLToPath(new URL('../assets/', import.meta.url));
   const out = new Map<string, Asset>();
-  for (const name of readdirSync(dir).sort()) {
+  for (const { name, bytes: body } of readBundledFilesSync(dir)) {
     const type = ASSET_TYPES[extname(name)];
     if (type === undefined) continue;
-    const body = readFileSync(join(dir, name));
     out.set(name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) });
   }
   return out;

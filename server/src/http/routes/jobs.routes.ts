@@ -1,6 +1,6 @@
 import type { JobKindName, JobStatusName } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
-import type { JobRunner } from '../../jobs/job-runner.ts';
+import type { JobService } from '../../services/job.service.ts';
 import { idParams } from '../schemas.ts';
 
 const JOB_KINDS: readonly JobKindName[] = ['scan', 'artwork', 'enrich', 'artifact', 'import'];
@@ -21,7 +21,7 @@ const listQuery = {
  * fetch, metadata fetch, TV build) in one shape with `progress: {done, total}`. The kind-specific
  * routes (scans, prewarm) keep their own contract shapes; this is the uniform view beside them.
  */
-export function registerJobRoutes(app: FastifyInstance, jobs: JobRunner): void {
+export function registerJobRoutes(app: FastifyInstance, jobs: JobService): void {
   app.get<{ Querystring: { kind?: JobKindName; status?: JobStatusName; limit: number } }>(
     '/api/jobs',
     { schema: { querystring: listQuery } },

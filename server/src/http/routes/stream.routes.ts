@@ -58,12 +58,10 @@ export function registerStreamRoutes(
       );
       const target = await streams.target(request.params.id, device);
       if (target.kind === 'file') return sendFile(request, reply, target);
-      const finalPath = streams.finalPath(target.artifactKey);
       return sendGrowing(
         request,
         reply,
         target,
-        finalPath,
         () => streams.isBuilding(target.jobId),
         async () => {
           const next = await streams.target(request.params.id, device).catch(() => null);

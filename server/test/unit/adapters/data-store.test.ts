@@ -136,3 +136,103 @@ describe('DataStore reads and accounting', () => {
     assert.deepEqual(freshStore().readTextFilesSync('devices', '.json', 50), []);
   });
 });
+
+describe('DataStore: a symlink never carries a write, a rename or a remove out of the area', () => {
+  /** A store whose artwork area holds `12 → <outside>` and an outside folder holding `keep.jpg`. */
+  function withSymlinkedFolder(): { store: DataStore; outside: string } {
+    const store = freshStore();
+    const outside = mkdtempSync(join(scratch, 'outside-'));
+    writeFileSync(join(outside, 'keep.jpg'), 'not ours');
+    mkdirSync(store.dir('artwork'), { recursive: true });
+    symlinkSync(outside, join(store.dir('artwork'), '12'));
+    return { store, outside };
+  }
+
+  const refused: [string, (store: DataStore) => Promise<unknown>][] = [
+    ['writeAtomic into the symlinked folder', (s) => s.writeAtomic('artwork', '12/poster.jpg', 'x')],
+    ['writeAtomic over a file there', (s) => s.writeAtomic('artwork', '12/keep.jpg', 'x')],
+    ['writeAtomic into a new folder below it', (s) => s.writeAtomic('artwork', '12/new/poster.jpg', 'x')],
+    ['commit into the symlinked folder', (s) => s.commit('artwork', 'mine.jpg', '12/moved.jpg')],
+    ['commit out of the symlinked folder', (s) => s.commit('artwork', '12/keep.jpg', 'taken.jpg')],
+    ['remove through the symlinked folder', (s) => s.remove('artwork', '12/keep.jpg')],
+    ['remove the symlink itself', (s) => s.remove('artwork', '12')],
+    ['stat through the symlinked folder', (s) => s.stat('artwork', '12/keep.jpg')],
+    ['list the symlinked folder', (s) => s.list('artwork', '12')],
+  ];
+  for (const [name, act] of refused) {
+    test(`refuses ${name}; the outside folder is untouched`, async () => {
+      const { store, outside } = withSymlinkedFolder();
+      writeFileSync(join(store.dir('artwork'), 'mine.jpg'), 'ours');
+      await assert.rejects(act(store), StoragePathError);
+      assert.deepEqual(readdirSync(outside), ['keep.jpg']);
+      assert.equal(readFileSync(join(outside, 'keep.jpg'), 'utf8'), 'not ours');
+      assert.equal(readFileSync(join(store.dir('artwork'), 'mine.jpg'), 'utf8'), 'ours');
+    });
+  }
+
+  test('an area that is itself a symlink out of the data dir is refused for every use', async () => {
+    const store = freshStore();
+    const outside = mkdtempSync(join(scratch, 'outside-area-'));
+    writeFileSync(join(outside, 'a.mp4'), 'not ours');
+    symlinkSync(outside, store.dir('artifacts'));
+    await assert.rejects(store.writeAtomic('artifacts', 'b.mp4', 'x'), StoragePathError);
+    await assert.rejects(store.stat('artifacts', 'a.mp4'), StoragePathError);
+    await assert.rejects(store.remove('artifacts', 'a.mp4'), StoragePathError);
+    await assert.rejects(store.list('artifacts'), StoragePathError);
+    await assert.rejects(store.usage('artifacts'), StoragePathError);
+    assert.deepEqual(readdirSync(outside), ['a.mp4']);
+  });
+
+  test('a symlink that stays inside the area is followed like a folder', async () => {
+    const store = freshStore();
+    await store.writeAtomic('artwork', 'real/poster.jpg', 'first');
+    symlinkSync(join(store.dir('artwork'), 'real'), join(store.dir('artwork'), 'alias'));
+    const written = await store.writeAtomic('artwork', 'alias/backdrop.jpg', 'second');
+    assert.equal(written.path, join(store.dir('artwork'), 'real', 'backdrop.jpg'));
+    assert.deepEqual(await store.list('artwork', 'alias'), ['backdrop.jpg', 'poster.jpg']);
+    await store.remove('artwork', 'alias/poster.jpg');
+    assert.deepEqual(readdirSync(join(store.dir('artwork'), 'real')), ['backdrop.jpg']);
+  });
+});
+
+describe('DataStore.growing: a file a tool is still writing', () => {
+  async function bytesOf(stream: NodeJS.ReadableStream): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
+    return Buffer.concat(chunks).toString();
+  }
+
+  test('reads the part file while it grows, then the finished file once it is renamed', async () => {
+    const store = freshStore();
+    await store.ensure('artifacts');
+    const part = store.resolve('artifacts', 'k.part.mp4');
+    const file = store.growing('artifacts', 'k.part.mp4', 'k.mp4');
+    assert.equal(await file.size(), null);
+    writeFileSync(part, '0123');
+    assert.equal(await file.size(), 4);
+    const reader = await file.open();
+    writeFileSync(part, '0123456789');
+    const buffer = Buffer.alloc(16);
+    assert.equal(await reader.read(buffer, 16, 2), 8);
+    assert.equal(buffer.subarray(0, 8).toString(), '23456789');
+    await reader.close();
+    await store.commit('artifacts', 'k.part.mp4', 'k.mp4');
+    // The part is gone: its size reads null (the build is over), but its bytes are still readable.
+    assert.equal(await file.size(), null);
+    assert.equal(await bytesOf(await file.read({ start: 5, end: 7 })), '567');
+    const after = await file.open();
+    assert.equal(await after.read(buffer, 3, 0), 3);
+    await after.close();
+  });
+
+  test('refuses a part file that is a symlink out of the area', async () => {
+    const store = freshStore();
+    await store.ensure('artifacts');
+    const outside = join(mkdtempSync(join(scratch, 'outside-part-')), 'secret.mp4');
+    writeFileSync(outside, 'not ours');
+    symlinkSync(outside, store.resolve('artifacts', 'k.part.mp4'));
+    const file = store.growing('artifacts', 'k.part.mp4', 'k.mp4');
+    await assert.rejects(file.size(), StoragePathError);
+    await assert.rejects(file.open(), StoragePathError);
+  });
+});

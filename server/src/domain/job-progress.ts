@@ -1,5 +1,4 @@
 import type { JobKindName, JobProgress, JobStatusName, JobView } from '@reelshelf/contract';
-import type { JobRow } from '../repositories/job.repository.ts';
 
 /**
  * A job's progress as readers see it: never more done than there is to do, never negative. A handler
@@ -10,8 +9,21 @@ export function jobProgress(done: number, total: number): JobProgress {
   return { done: Math.min(Math.max(0, Math.floor(done)), safeTotal), total: safeTotal };
 }
 
-/** A jobs row as GET /api/jobs shows it: the same shape for every kind. */
-export function jobView(row: JobRow): JobView {
+/** The fields of a stored job that readers see (a jobs row has these and more: payload, result). */
+export interface JobRecord {
+  id: number;
+  kind: string;
+  status: string;
+  progress_done: number;
+  progress_total: number;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** A stored job as GET /api/jobs shows it: the same shape for every kind. */
+export function jobView(row: JobRecord): JobView {
   return {
     id: row.id,
     kind: row.kind as JobKindName,
