@@ -252,6 +252,11 @@ describe('names as people name their files, through the real scan', () => {
       ['h264_aac.mp4', 'My Movie 2013.12.09.mp4'],
       ['h264_aac.mp4', 'Batman/Batman part1.mp4'],
       ['h264_aac.mp4', 'Batman/Batman part2.mp4'],
+      // a collection folder: films with their own years, not versions of 'Alien'
+      ['h264_aac.mp4', 'Alien/Alien.1979.mp4'],
+      ['h264_aac.mp4', 'Alien/Alien.Resurrection.1997.mp4'],
+      ['h264_aac.mp4', 'Scream/Scream.2.1997.mp4'],
+      ['h264_aac.mp4', 'Movie.2010.1080p.sample.mp4'],
     ];
     for (let i = 0; i < files.length; i += 2) {
       await Promise.all(
@@ -270,20 +275,31 @@ describe('names as people name their files, through the real scan', () => {
     assert.equal(created.status, 201);
     const report = await scan(t, ((await created.json()) as { id: number }).id);
     assert.equal(report.status, 'committed', report.message);
-    assert.equal(report.counts.found, 10, 'the trailer and the extra/ folder are not movie files');
+    assert.equal(
+      report.counts.found,
+      13,
+      'the trailer, the release sample and the extra/ folder are not movie files',
+    );
     assert.equal(report.counts.errors, 0);
 
     const lib = await library(t);
     const byTitle = new Map(lib.items.map((item) => [item.title, item]));
     assert.deepEqual([...byTitle.keys()].sort(), [
+      'Alien',
+      'Alien Resurrection',
       'Batman',
       'Crouching Tiger Hidden Dragon',
       'Heat',
       'I Live In A Trailer',
       'Movie',
       'My Movie 2013.12.09',
+      'Scream 2',
       'The DNA Sample',
     ]);
+    assert.deepEqual(
+      ['Alien', 'Alien Resurrection', 'Scream 2'].map((title) => byTitle.get(title)?.year),
+      [1979, 1997, 1997],
+    );
     assert.equal(byTitle.get('I Live In A Trailer')?.year, 2011);
     assert.equal(byTitle.get('My Movie 2013.12.09')?.year ?? null, null, 'a date is no year');
     assert.equal(byTitle.get('Movie')?.editions.length, 3);
