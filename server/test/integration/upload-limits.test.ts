@@ -90,6 +90,7 @@ class RawConnection {
 
   async write(data: Buffer | string): Promise<void> {
     this.check();
+    if (this.socket.destroyed) throw new Error('write after the connection closed');
     if (!this.socket.write(data)) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -324,6 +325,29 @@ describe('the drain after a refused body is bounded', () => {
       const started = Date.now();
       await conn.closedByServer();
       assert.ok(Date.now() - started < 10_000, 'closed within the budget, not at a keep-alive timeout');
+      conn.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a body declared larger than the drain budget: the 413 is read, then a FIN (no reset)', async () => {
+    const app = Fastify({ bodyLimit: 1024 });
+    registerRefusedBodyDrain(app, { maxBytes: 1024 * 1024, maxMs: 30_000, idleMs: 2_000 });
+    app.post('/upload', async () => ({ ok: true }));
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const conn = await RawConnection.open(url);
+      await conn.write(
+        'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2147483648\r\n\r\n',
+      );
+      // Keep sending well past the point of refusal, as a browser uploading a 2 GB file does.
+      const piece = Buffer.alloc(CHUNK, 0x20);
+      for (let i = 0; i < 64 && !conn.hasAnswer(); i++) await conn.write(piece);
+      const answer = await conn.read();
+      assert.equal(answer.status, 413);
+      assert.equal(answer.headers.get('connection'), 'close', 'announced: the connection ends');
+      await conn.closedByServer();
       conn.close();
     } finally {
       await app.close();

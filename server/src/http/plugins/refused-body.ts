@@ -123,7 +123,14 @@ export function registerRefusedBodyDrain(
     // to drain is announced as the end of the connection.
     const action = actionFor(request.raw);
     if (action === 'drain' && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
-    else if (action === 'close') reply.header('connection', 'close');
+    else if (action === 'close') {
+      reply.header('connection', 'close');
+      // Node ends a `Connection: close` answer with destroySoon(): a FIN and then, once it is out, a
+      // destroy that resets the connection if the client is still sending. Only the FIN is sent here;
+      // the drain below reads the rest and lets the socket go.
+      const socket = request.raw.socket;
+      if (socket instanceof Socket && !closing) socket.destroySoon = () => void socket.end();
+    }
     done(null, payload);
   });
 
@@ -132,7 +139,14 @@ export function registerRefusedBodyDrain(
     if (request.raw.socket instanceof Socket) {
       const action = actionFor(request.raw);
       if (action === 'drain') drain(request.raw, budget, draining);
-      else if (action === 'close') request.raw.socket.destroy();
+      else if (action === 'close' && closing) request.raw.socket.destroy();
+      else if (action === 'close') {
+        // Too much to keep the connection for: our side is shut once the answer is out (a FIN, not a
+        // reset), and what the client still sends is read and discarded for the time budget, so the
+        // answer is not destroyed under it (nginx's lingering close). The socket goes when the client
+        // closes, or when the time is up.
+        drain(request.raw, { ...budget, maxBytes: Number.POSITIVE_INFINITY }, draining);
+      }
     }
     done();
   });
