@@ -12,6 +12,7 @@ import {
   type ParsedMovieName,
   nfoPathsFor,
   parseMoviePath,
+  parseMoviePaths,
   parseNfo,
 } from '../domain/scan/parse-name.ts';
 import { extraKind, isIgnoreMarker, isSkippedEntryName, isVideoFile } from '../domain/scan/video-files.ts';
@@ -120,7 +121,10 @@ export class ScanService {
     return this.report(scanId);
   }
 
-  cancel(scanId: number): boolean {
+  /** Asks a running scan to stop; 404 for an id that is not a scan (another kind of job is not ours). */
+  async cancel(scanId: number): Promise<boolean> {
+    const job = await this.deps.jobs.get(scanId);
+    if (job === undefined || job.kind !== 'scan') throw notFound('scan', scanId);
     return this.deps.jobs.cancel(scanId);
   }
 
@@ -197,6 +201,13 @@ export class ScanService {
       await this.deps.afterStagingWrite?.(stagedFiles, ctx.signal);
     };
 
+    // Names are read per folder (whether a folder's files are versions of one film depends on all of
+    // them), once, and only when a new file needs its name: an unchanged rescan reads none.
+    let namesByPath: Map<string, ParsedMovieName> | null = null;
+    const nameOf = (relativePath: string): ParsedMovieName =>
+      (namesByPath ??= parseMoviePaths(walk.files.map((f) => f.relativePath))).get(relativePath) ??
+      parseMoviePath(relativePath);
+
     for (const file of walk.files) {
       const existing = knownByPath.get(file.relativePath);
       if (existing !== undefined && isUnchanged(existing, file.sizeBytes, file.mtimeMs)) {
@@ -217,6 +228,7 @@ export class ScanService {
             claimed,
             now,
             ctx.signal,
+            nameOf,
           );
           staged.push(row);
           if (staged.length >= 25) await writeStaged();
@@ -256,6 +268,7 @@ export class ScanService {
     claimed: Set<number>,
     now: string,
     signal: AbortSignal,
+    nameOf: (relativePath: string) => ParsedMovieName,
   ): Promise<NewStagingRow> {
     const fingerprint = await this.deps.fingerprint(file.absolutePath);
     const base = {
@@ -304,7 +317,7 @@ export class ScanService {
         analysis_error: analysis?.error ?? null,
       };
     }
-    const parsed = parseMoviePath(file.relativePath);
+    const parsed = nameOf(file.relativePath);
     const nfo = await this.readNfo(rootPath, file.relativePath);
     const analysis = await this.analyse(file.absolutePath, file.sizeBytes, signal);
     return {

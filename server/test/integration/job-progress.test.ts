@@ -154,9 +154,9 @@ describe('job progress: one shape for every long-running job', () => {
     assert.equal(after.body.status, 'ready');
   });
 
-  it('import: the writes are an `import` job with progress while the request runs; a dry run is none', async () => {
+  it('import: the writes are an `import` job that ends full; a dry run is none; a refused file fails', async () => {
     const rows = Array.from(
-      { length: 10_000 },
+      { length: 3000 },
       (_, i) => `Imported Film ${i},${1950 + (i % 70)},DVD,Shelf I,${i + 1}`,
     );
     const csv = `Title,Year,Format,Binder,Slot\n${rows.join('\n')}\n`;
@@ -170,42 +170,15 @@ describe('job progress: one shape for every long-running job', () => {
     const afterDry = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import');
     assert.equal(afterDry.body.items.length, before.body.items.length, 'a dry run writes nothing, so no job');
 
-    // Read the job list while the import runs: every reading has the one shape, done never goes back.
-    let importing = true;
-    const readings: JobView[] = [];
-    const watcher = (async () => {
-      while (importing) {
-        // (Running jobs are answered from memory: the import's transaction holds the database.)
-        const { body } = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import&status=running&limit=1');
-        const job = body.items[0];
-        if (job !== undefined && job.id > (before.body.items[0]?.id ?? 0)) {
-          assertProgressShape(job.progress, `import job ${job.id} (${job.status})`);
-          readings.push(job);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    })();
+    // (What a reader sees while the import runs is tested at a known point in the next test.)
     const res = await t.api('/api/import', {
       method: 'POST',
       headers: { 'content-type': 'text/csv' },
       body: csv,
     });
-    importing = false;
-    await watcher;
     assert.equal(res.status, 200);
     const imported = (await res.json()) as { created: { movies: number } };
-    assert.equal(imported.created.movies, 10_000);
-    for (let i = 1; i < readings.length; i++) {
-      const [a, b] = [readings[i - 1], readings[i]];
-      if (
-        a !== undefined &&
-        b !== undefined &&
-        a.progress.total === b.progress.total &&
-        a.progress.total > 0
-      ) {
-        assert.ok(b.progress.done >= a.progress.done, 'done never goes back');
-      }
-    }
+    assert.equal(imported.created.movies, 3000);
     const done = await json<{ items: JobView[] }>(t, '/api/jobs?kind=import&limit=1');
     const job = done.body.items[0];
     assert.ok(job !== undefined);
@@ -261,10 +234,27 @@ describe('job progress: one shape for every long-running job', () => {
       assert.equal(bad.status, 400, query);
       assert.equal(bad.body.error, 'validation_failed', query);
     }
+    // Two jobs of its own (small imports), so the test stands alone in any order.
+    for (const title of ['List Film One', 'List Film Two']) {
+      const res = await t.api('/api/import', {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: `Title,Year\n${title},1999\n`,
+      });
+      assert.equal(res.status, 200);
+    }
     const all = await json<{ items: JobView[] }>(t, '/api/jobs?status=succeeded&limit=2');
     assert.equal(all.status, 200);
     assert.equal(all.body.items.length, 2);
     assert.ok(all.body.items[0] !== undefined && all.body.items[1] !== undefined);
     assert.ok(all.body.items[0].id > all.body.items[1].id, 'newest first');
+
+    // DELETE /api/scans/{id} cancels scans only: another job's id is no scan.
+    const importJob = all.body.items[0];
+    assert.equal(importJob.kind, 'import');
+    const cancel = await json<{ error: string }>(t, `/api/scans/${importJob.id}`, { method: 'DELETE' });
+    assert.equal(cancel.status, 404);
+    assert.equal(cancel.body.error, 'not_found');
+    assert.equal((await json<JobView>(t, `/api/jobs/${importJob.id}`)).body.status, 'succeeded');
   });
 });

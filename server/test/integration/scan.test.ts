@@ -256,6 +256,10 @@ describe('names as people name their files, through the real scan', () => {
       ['h264_aac.mp4', 'Alien/Alien.1979.mp4'],
       ['h264_aac.mp4', 'Alien/Alien.Resurrection.1997.mp4'],
       ['h264_aac.mp4', 'Scream/Scream.2.1997.mp4'],
+      // 'Saw.2' alone would read as a version of the folder's film; beside a file with its own year
+      // the folder is no set of versions, so it is the sequel (the folder's files decide together)
+      ['h264_aac.mp4', 'Saw/Saw.2004.mp4'],
+      ['h264_aac.mp4', 'Saw/Saw.2.mp4'],
       ['h264_aac.mp4', 'Movie.2010.1080p.sample.mp4'],
     ];
     for (let i = 0; i < files.length; i += 2) {
@@ -277,7 +281,7 @@ describe('names as people name their files, through the real scan', () => {
     assert.equal(report.status, 'committed', report.message);
     assert.equal(
       report.counts.found,
-      13,
+      15,
       'the trailer, the release sample and the extra/ folder are not movie files',
     );
     assert.equal(report.counts.errors, 0);
@@ -293,12 +297,14 @@ describe('names as people name their files, through the real scan', () => {
       'I Live In A Trailer',
       'Movie',
       'My Movie 2013.12.09',
+      'Saw',
+      'Saw 2',
       'Scream 2',
       'The DNA Sample',
     ]);
     assert.deepEqual(
-      ['Alien', 'Alien Resurrection', 'Scream 2'].map((title) => byTitle.get(title)?.year),
-      [1979, 1997, 1997],
+      ['Alien', 'Alien Resurrection', 'Scream 2', 'Saw'].map((title) => byTitle.get(title)?.year),
+      [1979, 1997, 1997, 2004],
     );
     assert.equal(byTitle.get('I Live In A Trailer')?.year, 2011);
     assert.equal(byTitle.get('My Movie 2013.12.09')?.year ?? null, null, 'a date is no year');

@@ -82,7 +82,7 @@ export function registerLibraryRootRoutes(
     '/api/scans/:id',
     { schema: { params: idParams } },
     async (request) => {
-      scans.cancel(request.params.id);
+      await scans.cancel(request.params.id);
       return scans.wait(request.params.id);
     },
   );
