@@ -211,6 +211,28 @@ describe('import and export over HTTP', () => {
     assert.equal(((await other.json()) as { error: string }).error, 'unsupported_media_type');
   });
 
+  it('a multipart upload of two files or too many fields is a 400 that says so, not "too large"', async () => {
+    const before = await movieCount(t);
+    const two = new FormData();
+    two.append('file', new Blob(['Title,Year\nFirst,2011\n'], { type: 'text/csv' }), 'a.csv');
+    two.append('file', new Blob(['Title,Year\nSecond,2012\n'], { type: 'text/csv' }), 'b.csv');
+    const fields = new FormData();
+    for (let i = 0; i < 12; i++) fields.append(`note${i}`, 'x');
+    fields.append('file', new Blob(['Title,Year\nThird,2013\n'], { type: 'text/csv' }), 'c.csv');
+    for (const [form, words] of [
+      [two, /one file|more than one file/],
+      [fields, /form fields/],
+    ] as const) {
+      const res = await t.api('/api/import', { method: 'POST', body: form });
+      const body = (await res.json()) as { error: string; message: string; hint?: string };
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(body.error, 'validation_failed');
+      assert.match(body.message, words);
+      assert.ok(body.hint);
+    }
+    assert.equal(await movieCount(t), before, 'nothing written');
+  });
+
   it('CSV export: attachment, BOM, formula cells escaped, and it imports back unchanged', async () => {
     await importCsv(t, CLZ);
     const created = await t.api('/api/movies', jsonBody('POST', { title: '=HYPERLINK("x")', year: 2005 }));

@@ -35,32 +35,49 @@ function tooLarge(): AppError {
 /** The one file of a multipart upload, read up to the limit (busboy stops at the limit). */
 async function readUpload(request: FastifyRequest): Promise<{ bytes: Buffer; kind: 'csv' | 'json' | null }> {
   try {
-    const part = await request.file({ limits: { fileSize: IMPORT_BODY_LIMIT, files: 1, fields: 10 } });
-    if (part === undefined) {
+    // Every part is read (a second file must be refused, not silently dropped); fields are ignored.
+    let upload: { bytes: Buffer; kind: 'csv' | 'json' | null } | null = null;
+    for await (const part of request.parts({
+      limits: { fileSize: IMPORT_BODY_LIMIT, files: 1, fields: 10 },
+    })) {
+      if (part.type !== 'file') continue;
+      const bytes = await part.toBuffer();
+      // busboy stops at the limit and marks the file truncated; @fastify/multipart only notices when a
+      // chunk arrives after that, so a limit that falls on a chunk boundary returns the cut file as if
+      // it were whole. The flag is the truth.
+      if (part.file.truncated) throw tooLarge();
+      const name = part.filename.toLowerCase();
+      const kind =
+        part.mimetype.includes('json') || name.endsWith('.json')
+          ? 'json'
+          : part.mimetype.includes('csv') || /\.(csv|tsv|txt)$/.test(name)
+            ? 'csv'
+            : null;
+      upload = { bytes, kind };
+    }
+    if (upload === null) {
       throw new AppError('validation_failed', {
         message: 'The upload holds no file.',
         hint: ACCEPTED,
         extra: { field: 'file' },
       });
     }
-    const bytes = await part.toBuffer();
-    // busboy stops at the limit and marks the file truncated; @fastify/multipart only notices when a
-    // chunk arrives after that, so a limit that falls on a chunk boundary returns the cut file as if
-    // it were whole. The flag is the truth.
-    if (part.file.truncated) throw tooLarge();
-    const name = part.filename.toLowerCase();
-    const kind =
-      part.mimetype.includes('json') || name.endsWith('.json')
-        ? 'json'
-        : part.mimetype.includes('csv') || /\.(csv|tsv|txt)$/.test(name)
-          ? 'csv'
-          : null;
+    const { bytes, kind } = upload;
     return { bytes, kind };
   } catch (err) {
     if (err instanceof AppError) throw err;
     const code = err instanceof Error && 'code' in err ? String(err.code) : '';
-    if (['FST_REQ_FILE_TOO_LARGE', 'FST_FILES_LIMIT', 'FST_PARTS_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) {
-      throw tooLarge();
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    // Too many parts is not "too large": it is an upload of another shape than one file.
+    if (['FST_FILES_LIMIT', 'FST_PARTS_LIMIT', 'FST_FIELDS_LIMIT'].includes(code)) {
+      throw new AppError('validation_failed', {
+        message:
+          code === 'FST_FILES_LIMIT'
+            ? 'The upload holds more than one file; an import takes one.'
+            : 'The upload holds more form fields than an import takes (10).',
+        hint: ACCEPTED,
+        extra: { field: 'file' },
+      });
     }
     throw new AppError('validation_failed', {
       message: 'The upload could not be read as multipart/form-data.',
