@@ -43,6 +43,25 @@ describe('foundation: server, auth, contract, movies, /library', () => {
     assert.equal(res.headers.get('x-contract-hash'), CONTRACT_HASH);
   });
 
+  it('GET /api/health says where the media tools are installed only to the admin', async () => {
+    type Tools = Record<
+      'ffmpeg' | 'ffprobe',
+      { path: string | null; source: string | null; version: string | null }
+    >;
+    const anyone = (await (await t.api('/api/health', { auth: false })).json()) as Tools;
+    const admin = (await (await t.api('/api/health')).json()) as Tools;
+    for (const tool of ['ffmpeg', 'ffprobe'] as const) {
+      assert.equal(anyone[tool].path, null, `${tool}: no install path for anyone`);
+      assert.equal(anyone[tool].version, admin[tool].version, `${tool}: the version is public`);
+      assert.equal(anyone[tool].source, admin[tool].source);
+      assert.equal(typeof admin[tool].path, 'string', `${tool}: the admin sees the path`);
+    }
+    const wrong = (await (
+      await t.api('/api/health', { auth: false, headers: { authorization: 'Bearer not-the-token-at-all' } })
+    ).json()) as Tools;
+    assert.equal(wrong.ffprobe.path, null, 'a wrong token is nobody');
+  });
+
   it('GET /api/contract serves exactly the committed bundle', async () => {
     const res = await t.api('/api/contract', { auth: false });
     assert.equal(res.status, 200);

@@ -44,14 +44,31 @@ export function signInLocation(url: string): string {
   return url === '/' || url === '' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`;
 }
 
+/** Requests that proved who they are (token or session), public routes included. */
+const authenticated = new WeakSet<FastifyRequest>();
+
+/**
+ * Whether the request carried valid credentials. Public routes answer everyone but may say more to
+ * the admin (health shows the media tools' paths only then).
+ */
+export function isAuthenticated(request: FastifyRequest): boolean {
+  return authenticated.has(request);
+}
+
 /** Every route needs the admin bearer token (or a session) unless it is public. */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (isPublicRoute(request.method, path)) return;
     const token = bearerToken(request);
-    if (token !== null && secretsEqual(token, options.apiToken)) return;
-    if (options.hasSession?.(request) === true) return;
+    const tokenValid = token !== null && secretsEqual(token, options.apiToken);
+    if (tokenValid) authenticated.add(request);
+    // (A session is not read on public routes: that would hold their POSTs, sign-in among them, to
+    // the session's CSRF check.)
+    if (isPublicRoute(request.method, path) || tokenValid) return;
+    if (options.hasSession?.(request) === true) {
+      authenticated.add(request);
+      return;
+    }
     if (options.isPage?.(request) === true) {
       return reply.redirect(signInLocation(request.method === 'GET' ? request.url : '/library'), 303);
     }
