@@ -86,7 +86,8 @@ export class ArtifactService {
     await this.deps.store.ensure('artifacts');
     const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
     for (const name of await this.deps.store.list('artifacts')) {
-      if (!known.has(name)) await this.deps.store.remove('artifacts', name);
+      // A leftover the store refuses to touch (a symlink someone put there) must not stop the start.
+      if (!known.has(name)) await this.deps.store.remove('artifacts', name).catch(() => undefined);
     }
   }
 
@@ -247,7 +248,8 @@ export class ArtifactService {
       await this.evict(key);
       return { key, size_bytes: size };
     } catch (err) {
-      await this.deps.store.remove('artifacts', partName(key));
+      // The clean-up must not hide why the build failed, nor leave the row 'building'.
+      await this.deps.store.remove('artifacts', partName(key)).catch(() => undefined);
       const now = isoNow(this.deps.clock);
       if (ctx.signal.aborted) {
         const shutdown = !(
@@ -268,7 +270,7 @@ export class ArtifactService {
     const repo = new ArtifactRepository(this.deps.db);
     const row = await repo.getByJob(job.id);
     if (row === undefined) return;
-    await this.deps.store.remove('artifacts', partName(row.artifact_key));
+    await this.deps.store.remove('artifacts', partName(row.artifact_key)).catch(() => undefined);
     await repo.finish(row.artifact_key, 'failed', {
       now: isoNow(this.deps.clock),
       error: 'interrupted: the server stopped during the build',

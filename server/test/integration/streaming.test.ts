@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -399,6 +409,33 @@ describe('strict policy: "create compatible audio" makes the edition playable', 
     } finally {
       await t.close();
       rmSync(media, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the artifact area at start', () => {
+  it('a stray symlink in it does not stop the start, and what it points to is left alone', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-test-'));
+    const outside = mkdtempSync(join(tmpdir(), 'reelshelf-outside-'));
+    try {
+      writeFileSync(join(outside, 'precious.mp4'), 'not ours');
+      mkdirSync(join(dataDir, 'artifacts'), { recursive: true });
+      symlinkSync(join(outside, 'precious.mp4'), join(dataDir, 'artifacts', 'stray.part.mp4'));
+      writeFileSync(join(dataDir, 'artifacts', 'unknown.mp4'), 'left by a crash');
+      const t = await startTestServer({ REELSHELF_DATA_DIR: dataDir });
+      try {
+        assert.equal((await t.api('/api/health')).status, 200);
+      } finally {
+        await t.close();
+      }
+      assert.equal(readFileSync(join(outside, 'precious.mp4'), 'utf8'), 'not ours');
+      assert.ok(
+        !readdirSync(join(dataDir, 'artifacts')).includes('unknown.mp4'),
+        'an unknown file is removed',
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 });
