@@ -1,0 +1,201 @@
+/**
+ * HLS playlists (RFC 8216) as text: the media playlist of one rendition (fMP4 segments, VOD, the
+ * whole film listed up front) and the master playlist naming the video variant and every audio
+ * rendition. Pure: URIs are made by the caller (they carry the playback token).
+ */
+import type { HlsSegment } from './segment-plan.ts';
+
+export interface MediaPlaylistInput {
+  segments: HlsSegment[];
+  initUri: string;
+  segmentUri(index: number): string;
+}
+
+export interface AudioRendition {
+  uri: string;
+  groupId: string;
+  name: string;
+  /** ISO 639-2 as stored by the analysis ("eng", "fre"), or already BCP 47; null/"und" → omitted. */
+  language: string | null;
+  isDefault: boolean;
+  channels: number | null;
+  codecs: string | null;
+  /** Peak bits per second. */
+  bandwidth: number;
+}
+
+export interface VideoVariant {
+  uri: string;
+  codecs: string | null;
+  width: number | null;
+  height: number | null;
+  frameRate: number | null;
+  /** Peak bits per second of the video alone; the audio is added here. */
+  bandwidth: number;
+  averageBandwidth?: number;
+}
+
+/** EXT-X-MAP with fMP4 needs version 6; 7 is what the issue asks and every player we target reads. */
+const PLAYLIST_VERSION = 7;
+/** EXTINF precision: microseconds, the precision of the segment plan. */
+const EXTINF_DECIMALS = 6;
+
+/** A URI is one playlist line (or a quoted-string): a CR, LF or `"` in it is a caller bug. */
+function checkedUri(uri: string): string {
+  if (uri === '' || /[\r\n"]/.test(uri)) {
+    throw new Error(`HLS URI must be non-empty without CR, LF or '"': ${JSON.stringify(uri)}`);
+  }
+  return uri;
+}
+
+/** Names come from track titles in the file: a quoted-string may hold no `"`, CR or LF (§4.2). */
+function quotedString(text: string): string {
+  return `"${text.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')}"`;
+}
+
+export function renderMediaPlaylist(input: MediaPlaylistInput): string {
+  if (input.segments.length === 0) throw new Error('an HLS media playlist needs at least one segment');
+  const durations = input.segments.map((segment) => segment.duration.toFixed(EXTINF_DECIMALS));
+  // §4.3.3.1: every EXTINF rounded to the nearest integer must be ≤ the target duration.
+  const targetDuration = Math.max(1, ...durations.map((text) => Math.round(Number(text))));
+  const lines = [
+    '#EXTM3U',
+    `#EXT-X-VERSION:${PLAYLIST_VERSION}`,
+    `#EXT-X-TARGETDURATION:${targetDuration}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+    '#EXT-X-INDEPENDENT-SEGMENTS',
+    `#EXT-X-MAP:URI="${checkedUri(input.initUri)}"`,
+  ];
+  input.segments.forEach((segment, position) => {
+    lines.push(`#EXTINF:${durations[position]},`, checkedUri(input.segmentUri(segment.index)));
+  });
+  lines.push('#EXT-X-ENDLIST');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Languages that name no language: the attribute is left out rather than claim one. */
+const NO_LANGUAGE = new Set(['und', 'mul', 'zxx', 'mis']);
+
+/**
+ * LANGUAGE must be a BCP 47 tag (RFC 5646), which uses the ISO 639-1 code where one exists:
+ * "eng" → "en", "fre"/"fra" → "fr", "ger"/"deu" → "de". CLDR's alias data (through Intl) holds the
+ * mapping; codes without a 639-1 form ("gsw") stay as they are. Not a language → null.
+ */
+export function hlsLanguageTag(language: string | null): string | null {
+  if (language === null) return null;
+  const trimmed = language.trim();
+  if (trimmed === '' || NO_LANGUAGE.has(trimmed.toLowerCase())) return null;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(trimmed);
+    return canonical === undefined || NO_LANGUAGE.has(canonical) ? null : canonical;
+  } catch {
+    return null; // not a well-formed tag: better no LANGUAGE than a wrong one
+  }
+}
+
+/** NAME must be unique within a group (§4.3.4.1.1): "English", "English (2)", … */
+function uniqueNames(renditions: AudioRendition[]): string[] {
+  const used = new Set<string>();
+  return renditions.map((rendition) => {
+    const base = rendition.name.trim() === '' ? 'Audio' : rendition.name.trim();
+    let name = base;
+    for (let copy = 2; used.has(name.toLowerCase()); copy += 1) name = `${base} (${copy})`;
+    used.add(name.toLowerCase());
+    return name;
+  });
+}
+
+/** Exactly one DEFAULT=YES per group: the first one flagged, else the first one. */
+function defaultPosition(renditions: AudioRendition[]): number {
+  const flagged = renditions.findIndex((rendition) => rendition.isDefault);
+  return flagged === -1 ? 0 : flagged;
+}
+
+function groupsOf(audio: AudioRendition[]): Map<string, AudioRendition[]> {
+  const groups = new Map<string, AudioRendition[]>();
+  for (const rendition of audio) {
+    const group = groups.get(rendition.groupId);
+    if (group === undefined) groups.set(rendition.groupId, [rendition]);
+    else group.push(rendition);
+  }
+  return groups;
+}
+
+function mediaTag(rendition: AudioRendition, name: string, isDefault: boolean): string {
+  const attributes = [
+    'TYPE=AUDIO',
+    `GROUP-ID=${quotedString(rendition.groupId)}`,
+    `NAME=${quotedString(name)}`,
+  ];
+  const language = hlsLanguageTag(rendition.language);
+  if (language !== null) attributes.push(`LANGUAGE=${quotedString(language)}`);
+  attributes.push(`DEFAULT=${isDefault ? 'YES' : 'NO'}`, 'AUTOSELECT=YES');
+  if (rendition.channels !== null && rendition.channels > 0) {
+    attributes.push(`CHANNELS="${Math.round(rendition.channels)}"`);
+  }
+  attributes.push(`URI="${checkedUri(rendition.uri)}"`);
+  return `#EXT-X-MEDIA:${attributes.join(',')}`;
+}
+
+/** BANDWIDTH is a decimal-integer of at least 1: a rate is rounded up, never to 0. */
+function bitsPerSecond(rate: number): number {
+  return Number.isFinite(rate) && rate > 0 ? Math.ceil(rate) : 1;
+}
+
+/**
+ * CODECS lists the video codec and every distinct audio codec of the group. One unknown codec
+ * string and CODECS is left out: a player may refuse a variant whose CODECS it cannot decode,
+ * so a wrong value is worse than none (§4.3.4.2 says SHOULD, not MUST).
+ */
+function codecsAttribute(video: VideoVariant, group: AudioRendition[]): string | null {
+  if (video.codecs === null) return null;
+  const codecs = [video.codecs];
+  for (const rendition of group) {
+    if (rendition.codecs === null) return null;
+    if (!codecs.includes(rendition.codecs)) codecs.push(rendition.codecs);
+  }
+  return quotedString(codecs.join(','));
+}
+
+function streamInfTag(video: VideoVariant, groupId: string | null, group: AudioRendition[]): string {
+  const audioPeak = Math.max(0, ...group.map((rendition) => rendition.bandwidth));
+  const attributes = [`BANDWIDTH=${bitsPerSecond(video.bandwidth + audioPeak)}`];
+  if (video.averageBandwidth !== undefined) {
+    attributes.push(`AVERAGE-BANDWIDTH=${bitsPerSecond(video.averageBandwidth + audioPeak)}`);
+  }
+  const codecs = codecsAttribute(video, group);
+  if (codecs !== null) attributes.push(`CODECS=${codecs}`);
+  if (video.width !== null && video.height !== null && video.width > 0 && video.height > 0) {
+    attributes.push(`RESOLUTION=${Math.round(video.width)}x${Math.round(video.height)}`);
+  }
+  if (video.frameRate !== null && video.frameRate > 0) {
+    attributes.push(`FRAME-RATE=${video.frameRate.toFixed(3)}`);
+  }
+  if (groupId !== null) attributes.push(`AUDIO=${quotedString(groupId)}`);
+  return `#EXT-X-STREAM-INF:${attributes.join(',')}`;
+}
+
+/**
+ * The master playlist: one EXT-X-MEDIA per audio rendition, then the video variant once per audio
+ * group (normally one group: every audio track of the file). Without audio, no AUDIO attribute.
+ */
+export function renderMasterPlaylist(input: { video: VideoVariant; audio: AudioRendition[] }): string {
+  const lines = ['#EXTM3U', `#EXT-X-VERSION:${PLAYLIST_VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS'];
+  const groups = groupsOf(input.audio);
+  for (const group of groups.values()) {
+    const names = uniqueNames(group);
+    const chosen = defaultPosition(group);
+    group.forEach((rendition, position) => {
+      lines.push(mediaTag(rendition, names[position] ?? rendition.name, position === chosen));
+    });
+  }
+  const videoUri = checkedUri(input.video.uri);
+  if (groups.size === 0) {
+    lines.push(streamInfTag(input.video, null, []), videoUri);
+  }
+  for (const [groupId, group] of groups) {
+    lines.push(streamInfTag(input.video, groupId, group), videoUri);
+  }
+  return `${lines.join('\n')}\n`;
+}
