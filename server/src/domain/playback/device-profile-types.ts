@@ -97,6 +97,12 @@ export interface DeviceProfile {
   subtitles: SubtitleSupport;
   /** Total stream limit of the demuxer (Tizen < 6.5: 32), null = none. */
   max_streams: number | null;
+  /**
+   * Whether the player is best served HLS even for a file it could open directly: TV players seek
+   * in HLS by segment and switch audio renditions in their own menu (AVPlayer, ExoPlayer, Roku),
+   * and Safari plays HLS natively. The playback endpoint then sets `hls_url` for every playable file.
+   */
+  prefers_hls: boolean;
   /** What playback artifacts are made of, in order of preference. */
   conversion: {
     container: string;

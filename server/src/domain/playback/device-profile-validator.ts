@@ -259,6 +259,7 @@ const PROFILE_KEYS = [
   'audio',
   'subtitles',
   'max_streams',
+  'prefers_hls',
   'conversion',
 ] as const;
 
@@ -295,6 +296,8 @@ export function validateDeviceProfile(value: unknown): DeviceProfileValidation {
     audio: readAudio(reader, obj.audio),
     subtitles: readSubtitles(reader, obj.subtitles),
     max_streams: readMaxStreams(reader, obj),
+    // Optional: a user profile written before HLS existed keeps its progressive stream for direct files.
+    prefers_hls: obj.prefers_hls === undefined ? false : reader.boolean(obj, 'prefers_hls', 'profile'),
     conversion: readConversion(reader, obj.conversion),
   };
   checkTargetsPlayable(reader, profile);

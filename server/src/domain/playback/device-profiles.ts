@@ -72,6 +72,8 @@ const WEB: DeviceProfile = {
   },
   subtitles: { embedded: [], sidecar: ['webvtt'], styled_text: 'convert', artifact_text_format: null },
   max_streams: null,
+  // A direct file plays and seeks by byte ranges in a <video>; HLS (through hls.js) only for conversions.
+  prefers_hls: false,
   conversion: { container: 'mp4', video: [{ codec: 'h264' }], audio: [STEREO_AAC] },
 };
 
@@ -117,6 +119,7 @@ const SAFARI: DeviceProfile = {
   },
   subtitles: { embedded: [], sidecar: ['webvtt'], styled_text: 'convert', artifact_text_format: null },
   max_streams: null,
+  prefers_hls: true,
   conversion: {
     container: 'mp4',
     video: [HDR_KEEPING_HEVC, { codec: 'h264' }],
@@ -174,6 +177,7 @@ const TV: DeviceProfile = {
     artifact_text_format: 'mov_text',
   },
   max_streams: null,
+  prefers_hls: true,
   conversion: {
     container: 'mp4',
     video: [HDR_KEEPING_HEVC, { codec: 'h264' }],
@@ -227,6 +231,7 @@ const ANDROID_TV: DeviceProfile = {
     artifact_text_format: 'mov_text',
   },
   max_streams: null,
+  prefers_hls: true,
   conversion: {
     container: 'mp4',
     video: [HDR_KEEPING_HEVC, { codec: 'h264' }],
@@ -279,6 +284,7 @@ const ROKU: DeviceProfile = {
     artifact_text_format: null,
   },
   max_streams: null,
+  prefers_hls: true,
   conversion: {
     container: 'mp4',
     video: [{ codec: 'h264', max_width: 1920, max_height: 1080 }],
@@ -299,6 +305,8 @@ const FULL: DeviceProfile = {
   audio: { codecs: [{ codec: '*' }], passthrough: [], track_switching: true },
   subtitles: { embedded: ['*'], sidecar: ['*'], styled_text: 'render', artifact_text_format: 'mov_text' },
   max_streams: null,
+  // Kodi/VLC/mpv open any file directly and seek in it; HLS only when a conversion is needed.
+  prefers_hls: false,
   conversion: {
     container: 'mp4',
     video: [{ codec: 'h264' }],

@@ -62,6 +62,30 @@ describe('built-in device profiles', () => {
   });
 });
 
+describe('prefers_hls: which players get an HLS URL for a file they could open directly', () => {
+  const table: [string, boolean][] = [
+    ['web', false],
+    ['safari', true],
+    ['tv', true],
+    ['androidtv', true],
+    ['roku', true],
+    ['full', false],
+  ];
+  for (const [id, prefers] of table) {
+    it(`${id}: ${prefers}`, () => assert.equal(profileOf(id).prefers_hls, prefers));
+  }
+  it('is optional in a user profile (false when absent) and must be a boolean when given', () => {
+    const without = structuredClone(tizen4Json) as Record<string, unknown>;
+    delete without.prefers_hls;
+    const plain = validateDeviceProfile(without);
+    assert.equal(plain.ok && plain.profile.prefers_hls, false);
+    const yes = validateDeviceProfile({ ...without, prefers_hls: true });
+    assert.equal(yes.ok && yes.profile.prefers_hls, true);
+    const wrong = validateDeviceProfile({ ...without, prefers_hls: 'yes' });
+    assert.deepEqual(wrong.ok ? [] : wrong.errors, ['profile.prefers_hls: must be a boolean']);
+  });
+});
+
 describe('validateDeviceProfile', () => {
   it('accepts a user profile written as JSON', () => {
     const result = validateDeviceProfile(tizen4Json);
