@@ -28,7 +28,23 @@ export class PlaybackTokenService {
 
   /** The relative stream URL of a file for a device, token included. */
   streamUrl(mediaFileId: number, device: string): string {
-    const token = this.sign(mediaFileId, device);
-    return `/stream/media_file/${mediaFileId}?device=${encodeURIComponent(device)}&token=${encodeURIComponent(token)}`;
+    return this.playbackUrls(mediaFileId, device).streamUrl;
+  }
+
+  /** The relative URL of a file's HLS master playlist for a device, with the stream URL's token. */
+  hlsUrl(mediaFileId: number, device: string): string {
+    return this.playbackUrls(mediaFileId, device).hlsUrl;
+  }
+
+  /**
+   * Both URLs from one signature, so they carry the same token even when the hour (and with it the
+   * rounded expiry) turns between two calls.
+   */
+  playbackUrls(mediaFileId: number, device: string): { streamUrl: string; hlsUrl: string } {
+    const query = `?device=${encodeURIComponent(device)}&token=${encodeURIComponent(this.sign(mediaFileId, device))}`;
+    return {
+      streamUrl: `/stream/media_file/${mediaFileId}${query}`,
+      hlsUrl: `/stream/media_file/${mediaFileId}/master.m3u8${query}`,
+    };
   }
 }
