@@ -269,10 +269,8 @@ export interface CheckedMasterPlaylist {
  */
 const CODEC_PATTERNS: [RegExp, RegExp][] = [
   [/^(avc1|avc3)\./, /^(avc1|avc3)\.[0-9A-Fa-f]{6}$/],
-  [
-    /^(hvc1|hev1|dvh1|dvhe)\./,
-    /^(hvc1|hev1|dvh1|dvhe)\.[ABC]?\d{1,2}\.[0-9A-Fa-f]{1,8}\.[LH]\d{1,3}(\.[0-9A-Fa-f]{1,2}){0,6}$/,
-  ],
+  [/^(dvh1|dvhe|dav1|dva1|dvav)\./, /^(dvh1|dvhe|dav1|dva1|dvav)\.\d{2}\.\d{2}$/],
+  [/^(hvc1|hev1)\./, /^(hvc1|hev1)\.[ABC]?\d{1,2}\.[0-9A-Fa-f]{1,8}\.[LH]\d{1,3}(\.[0-9A-Fa-f]{1,2}){0,6}$/],
   [/^av01\./, /^av01\.\d\.\d{2}[MH]\.\d{2}(\.\d\.\d{3}\.\d{2}\.\d{2}\.\d{2}\.\d)?$/],
   [/^vp09\./, /^vp09\.\d{2}\.\d{2}\.\d{2}(\.\d{2}){0,5}$/],
   [/^mp4a\./, /^mp4a\.(40\.\d{1,2}|[0-9A-Fa-f]{2})$/],
