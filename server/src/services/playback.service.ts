@@ -1,6 +1,7 @@
 import type { Capabilities } from '../domain/media/capabilities.ts';
-import type { PlaybackPrediction } from '../domain/playback/decision-types.ts';
-import type { Needs } from './artifact.service.ts';
+import type { PlaybackDecision, PlaybackPrediction } from '../domain/playback/decision-types.ts';
+import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
+import type { LibraryFileRow } from '../repositories/library.repository.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
 
 /** A subtitle track a player can show (filled by the subtitles issue; always empty for now). */
@@ -41,12 +42,15 @@ export const NO_PLAYBACK_WARNINGS: PlaybackWarningSource = { warnings: () => [] 
 
 /** The playback decision of a file on a device: the same one GET /library and /stream use. */
 export interface PlaybackDecisionSource {
-  needs(fileId: number, device: string): Promise<Pick<Needs, 'file' | 'profile' | 'decision'>>;
+  needs(
+    fileId: number,
+    device: string,
+  ): Promise<{ file: LibraryFileRow; profile: DeviceProfile; decision: PlaybackDecision }>;
 }
 
 /** Reads a file's stored capabilities (null when not analysed). */
 export interface CapabilitiesReader {
-  capabilitiesOf(file: Needs['file']): Capabilities | null;
+  capabilitiesOf(file: LibraryFileRow): Capabilities | null;
 }
 
 const CONVERSIONS: ReadonlySet<PlaybackPrediction> = new Set(['remux', 'adaptive', 'transcode']);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Capabilities } from '../../../src/domain/media/capabilities.ts';
 import type { PlaybackDecision, PlaybackPrediction } from '../../../src/domain/playback/decision-types.ts';
-import type { Needs } from '../../../src/services/artifact.service.ts';
+import type { LibraryFileRow } from '../../../src/repositories/library.repository.ts';
 import { PlaybackService, usesHls } from '../../../src/services/playback.service.ts';
 import { PlaybackTokenService } from '../../../src/services/playback-token.service.ts';
 import { profileOf } from '../playback/fixtures.ts';
@@ -54,7 +54,7 @@ describe('PlaybackService.info', () => {
         needs: async (fileId, dev) => {
           asked.push(dev);
           return {
-            file: { id: fileId } as Needs['file'],
+            file: { id: fileId } as LibraryFileRow,
             profile: profileOf(device),
             decision: decision as PlaybackDecision,
           };
