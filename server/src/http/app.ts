@@ -16,6 +16,7 @@ import { registerImportExportRoutes } from './routes/import-export.routes.ts';
 import { registerJobRoutes } from './routes/jobs.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
+import { registerPlaybackRoutes } from './routes/playback.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
@@ -115,6 +116,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
     registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
+    registerPlaybackRoutes(api, services.playback);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);

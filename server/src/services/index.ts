@@ -27,6 +27,7 @@ import { LibraryRootService } from './library-root.service.ts';
 import { MediaPathService } from './media-path.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
+import { NO_PLAYBACK_WARNINGS, PlaybackService } from './playback.service.ts';
 import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
@@ -50,6 +51,8 @@ export interface Services {
   watch: WatchStateService;
   artifacts: ArtifactService;
   streams: StreamService;
+  /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
+  playback: PlaybackService;
   artwork: ArtworkService;
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
@@ -175,6 +178,8 @@ export function buildServices(deps: ServiceDeps): Services {
     store,
     cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
   });
+  // The HLS engine's measured-speed warnings ("cannot keep up on this machine"); none until it exists.
+  const playbackWarnings = NO_PLAYBACK_WARNINGS;
   return {
     status,
     movies,
@@ -190,6 +195,7 @@ export function buildServices(deps: ServiceDeps): Services {
     watch: new WatchStateService(deps.db, deps.clock),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
+    playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings),
     artwork,
     enrichment,
     barcodes,
