@@ -72,6 +72,36 @@ export interface ClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** A subtitle track a player can show (listed once the server extracts subtitles; empty for now). */
+export interface PlaybackSubtitle {
+  index: number;
+  language: string | null;
+  label: string;
+  forced: boolean;
+  default: boolean;
+  sdh: boolean;
+  format: string;
+  kind: 'text' | 'image';
+  url: string | null;
+}
+
+/** GET /api/media-file/{id}/playback: which URL a player opens for a file on a device. */
+export interface PlaybackInfo {
+  prediction: LibraryEdition['playback_prediction'];
+  is_playable: boolean;
+  /** The progressive URL (the edition's `stream_url` in GET /library), server-relative. */
+  stream_url: string;
+  /**
+   * The HLS master playlist (same token), server-relative: set for every conversion and for devices
+   * that prefer HLS (tv, androidtv, roku, safari); null when `stream_url` is the one to open.
+   */
+  hls_url: string | null;
+  duration_seconds: number | null;
+  /** Things to know before pressing play (e.g. a transcode that runs below real time here). */
+  warnings: string[];
+  subtitles: PlaybackSubtitle[];
+}
+
 function isApiError(value: unknown): value is ApiError {
   return (
     typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string'
@@ -284,6 +314,14 @@ export class ReelshelfClient {
   /** The whole library as the export file's text: the JSON document, or the CSV (with its BOM). */
   export(format: ExportFormat = 'json'): Promise<string> {
     return this.request('GET', '/api/export', { query: { format }, as: 'text' });
+  }
+
+  /**
+   * Which URL to open for a file on a device (`web` when not given): `hls_url` when set, else
+   * `stream_url`. Both are server-relative; pass them through `resolve()`.
+   */
+  playback(fileId: number, device?: string): Promise<PlaybackInfo> {
+    return this.request('GET', `/api/media-file/${fileId}/playback`, { query: { device } });
   }
 
   /** The absolute, token-carrying URL a player opens for an edition. */

@@ -119,6 +119,26 @@ describe('ReelshelfClient against a live server', () => {
       const head = await fetch(client.streamUrl(edition), { method: 'HEAD' });
       assert.equal(head.status, 200);
       assert.ok((await client.devices()).items.some((d) => d.id === 'tv'));
+
+      // Which URL to open: a TV prefers HLS even for a direct file; a browser opens the file itself.
+      const onTv = await client.playback(edition.media_file_id, 'tv');
+      assert.equal(onTv.prediction, 'direct');
+      assert.equal(onTv.is_playable, true);
+      assert.equal(onTv.stream_url, edition.stream_url);
+      assert.match(onTv.hls_url ?? '', /^\/stream\/media_file\/\d+\/master\.m3u8\?device=tv&token=/);
+      assert.ok(onTv.duration_seconds !== null && Math.abs(onTv.duration_seconds - 2) < 0.5);
+      assert.deepEqual(onTv.subtitles, []);
+      const onWeb = await client.playback(edition.media_file_id);
+      assert.equal(onWeb.hls_url, null);
+      assert.equal((await fetch(client.resolve(onWeb.stream_url), { method: 'HEAD' })).status, 200);
+      await assert.rejects(
+        client.playback(edition.media_file_id, 'xbox'),
+        (err: unknown) => err instanceof ReelshelfApiError && err.code === 'unknown_device',
+      );
+      await assert.rejects(
+        client.playback(2_000_000_000),
+        (err: unknown) => err instanceof ReelshelfApiError && err.status === 404,
+      );
       await client.deleteLibraryRoot(root.id);
       assert.equal((await client.listLibraryRoots()).items.length, 0);
     } finally {
