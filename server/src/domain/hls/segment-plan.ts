@@ -43,11 +43,18 @@ function fixedBoundaries(durationMicros: number, targetMicros: number): number[]
  * longer segment, never a cut inside a GOP).
  */
 function keyframeBoundaries(keyframes: number[], durationMicros: number, targetMicros: number): number[] {
-  const usable = keyframes
-    .filter((time) => Number.isFinite(time))
-    .map((time) => (time < START_SNAP_SECONDS ? 0 : toMicros(time)))
-    .filter((micros) => micros < durationMicros)
-    .sort((a, b) => a - b);
+  const usable: number[] = [];
+  let sorted = true;
+  for (const time of keyframes) {
+    if (!Number.isFinite(time)) continue;
+    const micros = time < START_SNAP_SECONDS ? 0 : toMicros(time);
+    if (micros >= durationMicros) continue;
+    if (usable.length > 0 && micros < (usable[usable.length - 1] ?? 0)) sorted = false;
+    usable.push(micros);
+  }
+  // The container's index lists keyframes in order; sort only a list that is not (an all-intra
+  // 2-hour film has 170,000 keyframes: sorting them would be most of the plan's time).
+  if (!sorted) usable.sort((a, b) => a - b);
   const boundaries = [0];
   let last = 0;
   for (const keyframe of usable) {
