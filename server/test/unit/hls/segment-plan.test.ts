@@ -86,6 +86,18 @@ describe('planSegments for copied video (cuts on keyframes)', () => {
     ['unsorted and repeated keyframes', 12, [8, 0, 4, 4, 2, 6, 10], [0, 4, 8, 12]],
     ['non-finite keyframes are ignored', 12, [0, Number.NaN, 4, Infinity, 8], [0, 4, 8, 12]],
     ['a keyframe just below the target is no cut', 9, [0, 3.999999, 5, 9], [0, 5, 9]],
+    [
+      'all-intra: every frame at 24 fps is a keyframe',
+      10,
+      Array.from({ length: 240 }, (_, i) => i / 24),
+      [0, 4, 8, 10],
+    ],
+    [
+      'all-intra at 23.976 fps: cuts on the first frame ≥ 4 s',
+      9,
+      Array.from({ length: 215 }, (_, i) => (i * 1001) / 24000),
+      [0, 4.004, 8.008, 9],
+    ],
     ['duration 0', 0, [0, 4], []],
   ];
   for (const [name, durationSeconds, keyframes, expected] of rows) {
