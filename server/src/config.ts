@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 /** Runtime configuration, read once from the environment (see README "Configuration"). */
@@ -22,6 +23,12 @@ export interface Config {
   omdbBaseUrl: string;
   upcBaseUrl: string;
   artifactCacheMb: number;
+  /** Conversion runs (HLS ffmpeg jobs) at once on this machine; the next player gets 503 + Retry-After. */
+  maxConversions: number;
+  /** An HLS run no player has asked anything of for this long is stopped. */
+  hlsIdleSeconds: number;
+  /** Encoder threads of one conversion run: the cores shared among the runs. */
+  conversionThreads: number;
   logLevel: string;
   bodyLimitBytes: number;
 }
@@ -104,6 +111,14 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`${key}=${value} is not valid: no such file`);
     }
   }
+  const cores = availableParallelism();
+  const maxConversions = integer(
+    env,
+    'REELSHELF_MAX_CONVERSIONS',
+    Math.max(1, Math.floor(cores / 2)),
+    1,
+    256,
+  );
   return {
     host,
     port: integer(env, 'REELSHELF_PORT', 8787, 0, 65535),
@@ -121,6 +136,9 @@ export function loadConfig(env: Env = process.env): Config {
     omdbBaseUrl: url(env, 'REELSHELF_OMDB_BASE_URL', 'https://www.omdbapi.com/'),
     upcBaseUrl: url(env, 'REELSHELF_UPC_BASE_URL', 'https://api.upcitemdb.com/prod/trial'),
     artifactCacheMb: integer(env, 'REELSHELF_ARTIFACT_CACHE_MB', 20480, 16, 100_000_000),
+    maxConversions,
+    hlsIdleSeconds: integer(env, 'REELSHELF_HLS_IDLE_SECONDS', 60, 1, 86_400),
+    conversionThreads: Math.max(1, Math.floor(cores / maxConversions)),
     logLevel: oneOf(env, 'REELSHELF_LOG_LEVEL', 'info', [
       'fatal',
       'error',

@@ -72,6 +72,8 @@ export async function createServer(
     },
     close() {
       closing ??= (async () => {
+        // Conversion runs stop first, so requests waiting for their segments end before the server does.
+        await services.hls.close();
         await app.close();
         await services.jobs.close();
         await database.close();

@@ -289,6 +289,42 @@ export class DataStore {
       .sort();
   }
 
+  /** Names of the folders directly in a folder of the area, sorted (HLS keeps one per presentation). */
+  async listFolders(area: StorageArea, relativeDir = ''): Promise<string[]> {
+    const realBase = await this.realArea(area, false);
+    if (realBase === null) return [];
+    const dir =
+      relativeDir === '' ? realBase : await realpath(this.resolve(area, relativeDir)).catch(() => null);
+    if (dir === null) return [];
+    if (dir !== realBase && !dir.startsWith(realBase + sep)) {
+      throw new StoragePathError(`${area}/${relativeDir} resolves outside the ${area} area`);
+    }
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  }
+
+  /**
+   * Removes a folder of the area with everything in it; one that is gone is not an error.
+   * @throws StoragePathError when the folder is the area itself, a symlink, or resolves outside it.
+   */
+  async removeFolder(area: StorageArea, relativeDir: string): Promise<void> {
+    const full = this.resolve(area, relativeDir);
+    const realBase = await this.realArea(area, false);
+    if (realBase === null) return;
+    const info = await lstat(full).catch(() => null);
+    if (info === null) return;
+    if (!info.isDirectory()) throw new StoragePathError(`${area}/${relativeDir} is not a folder of the area`);
+    const real = await realpath(full);
+    if (real === realBase || !real.startsWith(realBase + sep)) {
+      throw new StoragePathError(`${area}/${relativeDir} resolves outside the ${area} area`);
+    }
+    // rm does not follow symlinks inside the tree: a link planted there is removed, not its target.
+    await rm(real, { recursive: true, force: true });
+  }
+
   /** Files and bytes an area holds on disk, every subfolder included (temporary files too: they take space). */
   async usage(area: StorageArea): Promise<AreaUsage> {
     const total: AreaUsage = { files: 0, bytes: 0 };

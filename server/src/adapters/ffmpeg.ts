@@ -12,6 +12,13 @@ export interface FfmpegRunOptions {
   signal?: AbortSignal;
   /** Called once the process has started, with its pid (= its process group id). */
   onSpawn?(pid: number): void;
+  /**
+   * Extra output pipes (`pipe:3`, `pipe:4`, …) the argv writes to. A pipe ties ffmpeg's life to
+   * ours: when this process dies, even by SIGKILL, ffmpeg's next write fails and it exits.
+   */
+  outputs?: number;
+  /** Receives the bytes of output pipe `index` (fd 3 + index) as they arrive. */
+  onOutput?(index: number, chunk: Buffer): void;
 }
 
 /** The only place that runs ffmpeg. Each run gets its own process group so a cancel kills it whole. */
@@ -24,7 +31,11 @@ export class FfmpegAdapter {
         reject(options.signal.reason);
         return;
       }
-      const child = spawn(this.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const extra = Array.from({ length: options.outputs ?? 0 }, () => 'pipe' as const);
+      const child = spawn(this.path, args, { stdio: ['ignore', 'pipe', 'pipe', ...extra], detached: true });
+      child.stdio.slice(3).forEach((stream, index) => {
+        stream?.on('data', (chunk: Buffer) => options.onOutput?.(index, chunk));
+      });
       let stderr = '';
       let aborted = false;
       const killGroup = () => {
@@ -41,10 +52,10 @@ export class FfmpegAdapter {
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (child.pid !== undefined) options.onSpawn?.(child.pid);
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => options.onStdout?.(chunk));
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk: string) => {
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => options.onStdout?.(chunk));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
         stderr = (stderr + chunk).slice(-8192);
       });
       child.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,5 +1,6 @@
 import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -70,6 +71,14 @@ export function readBundledFilesSync(dir: string): { name: string; bytes: Buffer
     .map((e) => e.name)
     .sort()
     .map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+}
+
+/**
+ * One file of an installed npm package (`hls.js/dist/hls.min.js`), found as Node resolves the
+ * specifier from the server's package and read whole, synchronously, once at start.
+ */
+export function readPackageFileSync(specifier: string): Buffer {
+  return readFileSync(createRequire(import.meta.url).resolve(specifier));
 }
 
 /** Filesystem reads the services need, behind one seam. */

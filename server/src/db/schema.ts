@@ -227,6 +227,17 @@ export interface ArtifactsTable {
   last_used_at: Timestamp;
 }
 
+/** Keyframe times of a file's video, kept with the analysis (HLS cut points). */
+export interface KeyframeIndexesTable {
+  media_file_id: number;
+  /** The content they were read from: fingerprint, else `size-<bytes>`. */
+  source_key: string;
+  source: string;
+  /** Delta-encoded microseconds, JSON. */
+  times_json: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -247,4 +258,5 @@ export interface Database {
   settings: SettingsTable;
   provider_cache: ProviderCacheTable;
   artifacts: ArtifactsTable;
+  keyframe_indexes: KeyframeIndexesTable;
 }

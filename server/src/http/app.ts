@@ -17,6 +17,7 @@ import { registerJobRoutes } from './routes/jobs.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerPlaybackRoutes } from './routes/playback.routes.ts';
+import { registerHlsRoutes } from './routes/hls.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
@@ -117,6 +118,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
     registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
     registerPlaybackRoutes(api, services.playback);
+    registerHlsRoutes(api, services.hls, services.streams, services.tokens, options.apiToken);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);

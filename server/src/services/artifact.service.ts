@@ -45,7 +45,7 @@ export interface ArtifactDeps {
 }
 
 /** What a file needs on a device, decided by the same rules as /library. */
-interface Needs {
+export interface Needs {
   file: LibraryFileRow;
   profile: DeviceProfile;
   decision: PlaybackDecision;

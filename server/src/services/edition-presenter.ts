@@ -110,6 +110,11 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     return this.settings.policy;
   }
 
+  /** The codecs the ffmpeg in use encodes (HLS renditions are converted with the same choice). */
+  get encoders(): { audio: string[]; video?: string[] } {
+    return { audio: this.settings.audioEncoders, video: this.settings.videoEncoders };
+  }
+
   capabilitiesOf(file: LibraryFileRow): Capabilities | null {
     return readCapabilities(file.capabilities_json);
   }

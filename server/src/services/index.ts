@@ -4,6 +4,7 @@ import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { ImageDownloader } from '../adapters/image-downloader.ts';
+import { KeyframeReader } from '../adapters/keyframe-reader.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
@@ -17,6 +18,8 @@ import { ReadyArtifactIndex } from './artifact-index.ts';
 import { ArtworkService } from './artwork.service.ts';
 import { BarcodeService } from './barcode.service.ts';
 import { EnrichmentService } from './enrichment.service.ts';
+import { HlsService } from './hls.service.ts';
+import { KeyframeIndexService } from './keyframe-index.service.ts';
 import { ImportExportService } from './import-export.service.ts';
 import { JobService } from './job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
@@ -27,7 +30,7 @@ import { LibraryRootService } from './library-root.service.ts';
 import { MediaPathService } from './media-path.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
-import { NO_PLAYBACK_WARNINGS, PlaybackService } from './playback.service.ts';
+import { PlaybackService } from './playback.service.ts';
 import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
@@ -53,6 +56,8 @@ export interface Services {
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
   playback: PlaybackService;
+  /** HLS presentations of conversions: playlists, segments made on request, restarts on seek. */
+  hls: HlsService;
   artwork: ArtworkService;
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
@@ -178,8 +183,23 @@ export function buildServices(deps: ServiceDeps): Services {
     store,
     cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
   });
-  // The HLS engine's measured-speed warnings ("cannot keep up on this machine"); none until it exists.
-  const playbackWarnings = NO_PLAYBACK_WARNINGS;
+  // Copied video is cut at its keyframes, read once from the container's index and kept.
+  const keyframeSource = new KeyframeIndexService(deps.db, new KeyframeReader(ffprobe), paths, deps.clock);
+  const hls = new HlsService({
+    ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
+    ffmpegAvailable: deps.tools.ffmpeg.available,
+    artifacts,
+    editions,
+    paths,
+    keyframes: keyframeSource,
+    store,
+    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
+    maxJobs: deps.config.maxConversions,
+    threads: deps.config.conversionThreads,
+    idleMs: deps.config.hlsIdleSeconds * 1000,
+  });
+  // A conversion measured slower than real time is said to the player before it stalls.
+  const playbackWarnings = hls;
   return {
     status,
     movies,
@@ -196,6 +216,7 @@ export function buildServices(deps: ServiceDeps): Services {
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings),
+    hls,
     artwork,
     enrichment,
     barcodes,

@@ -1,6 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-artifacts.ts';
+import * as m0003 from './0003-keyframe-indexes.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -11,6 +12,7 @@ interface MigrationModule {
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001-initial': m0001,
   '0002-artifacts': m0002,
+  '0003-keyframe-indexes': m0003,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

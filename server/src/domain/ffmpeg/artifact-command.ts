@@ -47,15 +47,23 @@ export const KEYFRAME_SECONDS = 2;
  */
 export const GROWING_MOVFLAGS = '+frag_keyframe+empty_moov+delay_moov+default_base_moof+dash';
 
-const COMMON_ARGS = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1'];
+export const COMMON_ARGS = [
+  '-hide_banner',
+  '-nostdin',
+  '-loglevel',
+  'error',
+  '-nostats',
+  '-progress',
+  'pipe:1',
+];
 /** Streams whose parameters appear late (PGS in M2TS, DTS in TS) need a longer look. */
-const INPUT_ARGS = ['-analyzeduration', '100M', '-probesize', '100M'];
+export const INPUT_ARGS = ['-analyzeduration', '100M', '-probesize', '100M'];
 const MP4_CONTAINERS = new Set(['mp4', 'm4v', 'mov']);
 
-type Strictness = 'normal' | 'unofficial' | 'experimental';
+export type Strictness = 'normal' | 'unofficial' | 'experimental';
 
 /** What one part of the command contributes. */
-interface Part {
+export interface Part {
   maps: string[];
   codec: string[];
   strict: Strictness;
@@ -63,7 +71,7 @@ interface Part {
 
 const EMPTY: Part = { maps: [], codec: [], strict: 'normal' };
 
-function stricter(a: Strictness, b: Strictness): Strictness {
+export function stricter(a: Strictness, b: Strictness): Strictness {
   if (a === 'experimental' || b === 'experimental') return 'experimental';
   if (a === 'unofficial' || b === 'unofficial') return 'unofficial';
   return 'normal';
@@ -71,21 +79,24 @@ function stricter(a: Strictness, b: Strictness): Strictness {
 
 // ---------------------------------------------------------------- video
 
+/** What copying the video stream needs from a plan. */
+export type CopiedVideoPlan = Pick<PlaybackPlan, 'videoTag' | 'videoStrip'>;
+
 /** Tag of a copied video stream: HEVC is always `hvc1` (Apple needs it) unless the plan keeps `dvh1`. */
-function copiedTag(plan: PlaybackPlan, codec: string): string | null {
+function copiedTag(plan: CopiedVideoPlan, codec: string): string | null {
   if (codec === 'hevc') return plan.videoTag === 'dvh1' ? 'dvh1' : 'hvc1';
   return plan.videoTag;
 }
 
 /** HEVC NAL unit types 62 (Dolby Vision RPU) and 63 (enhancement layer), removed by `filter_units`. */
-function stripFilter(plan: PlaybackPlan, codec: string): string | null {
+function stripFilter(plan: CopiedVideoPlan, codec: string): string | null {
   if (codec !== 'hevc' || plan.videoStrip === null) return null;
   return plan.videoStrip === 'dolby_vision'
     ? 'filter_units=remove_types=62|63'
     : 'filter_units=remove_types=63';
 }
 
-function copyVideo(plan: PlaybackPlan, caps: Capabilities): Part {
+export function copyVideo(plan: CopiedVideoPlan, caps: Capabilities): Part {
   const codec = caps.video?.codec ?? '';
   const args = ['-c:v', 'copy'];
   const tag = copiedTag(plan, codec);
@@ -130,7 +141,7 @@ function scaleFilter(video: VideoEncodePlan): string | null {
   return `scale=w=trunc(iw*${factor}/2)*2:h=trunc(ih*${factor}/2)*2`;
 }
 
-function pixelFormat(video: VideoEncodePlan): string {
+export function pixelFormat(video: VideoEncodePlan): string {
   return video.bitDepth === 10 ? 'yuv420p10le' : 'yuv420p';
 }
 
@@ -141,7 +152,12 @@ function findSubtitle(caps: Capabilities, track: number): SubtitleCapabilities {
 }
 
 /** The `-filter_complex` graph of an encode, ending in `[vout]`. */
-function videoGraph(source: string, video: VideoEncodePlan, caps: Capabilities, burn: number | null): string {
+export function videoGraph(
+  source: string,
+  video: VideoEncodePlan,
+  caps: Capabilities,
+  burn: number | null,
+): string {
   const chain: string[] = [];
   if (video.deinterlace) chain.push('yadif');
   const scale = scaleFilter(video);
@@ -188,7 +204,7 @@ function colourArgs(video: VideoEncodePlan): { args: string[]; x265: string[] } 
   return { args: [], x265: [] };
 }
 
-function encoderArgs(video: VideoEncodePlan): string[] {
+export function encoderArgs(video: VideoEncodePlan): string[] {
   const colour = colourArgs(video);
   switch (video.codec) {
     case 'h264':
@@ -251,19 +267,19 @@ function videoPart(input: ArtifactInput): Part {
 // ---------------------------------------------------------------- audio
 
 /** Codecs the ffmpeg 5.1 mp4 muxer (or encoder) accepts only under `-strict experimental`. */
-const EXPERIMENTAL_IN_MP4 = new Set(['flac', 'opus', 'truehd', 'mlp', 'dts', 'dca']);
+export const EXPERIMENTAL_IN_MP4 = new Set(['flac', 'opus', 'truehd', 'mlp', 'dts', 'dca']);
 
 const LOSSLESS = new Set(['flac', 'alac']);
 /** AC-3 and E-AC-3 take only these rates. */
 const DOLBY_RATES = new Set([32_000, 44_100, 48_000]);
 
-function findAudio(caps: Capabilities, track: number): AudioCapabilities {
+export function findAudio(caps: Capabilities, track: number): AudioCapabilities {
   const audio = caps.audio.find((candidate) => candidate.track === track);
   if (audio === undefined) throw new ArtifactPlanError(`The source has no audio track ${track}.`);
   return audio;
 }
 
-function encodeAudio(target: AudioEncodePlan, source: AudioCapabilities): string[] {
+export function encodeAudio(target: AudioEncodePlan, source: AudioCapabilities): string[] {
   const args = ['-c:a', AUDIO_ENCODERS[target.codec] ?? target.codec, '-ac', String(target.channels)];
   if (!LOSSLESS.has(target.codec)) args.push('-b:a', String(target.bitrate));
   const rate = source.sample_rate;

@@ -12,11 +12,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { FfprobeAdapter } from '../../../src/adapters/ffprobe.ts';
+import { checkedFileAt } from '../../../src/adapters/file-system.ts';
+import { KeyframeReader } from '../../../src/adapters/keyframe-reader.ts';
 import { type ContainerIndex, readContainerIndex } from '../../../src/domain/media/keyframe-index.ts';
 import {
   ffmpeg,
   ffmpegToPipe,
   ffprobeKeyframes,
+  fixtureFfprobe,
   h264IrregularArgs,
   sameKeyframes,
 } from '../../helpers/keyframes.ts';
@@ -304,5 +308,42 @@ describe('readContainerIndex: what it asks for', () => {
     const bytes = Buffer.alloc(4096, 0xff);
     bytes.writeUInt32BE(0x1a45dfa3, 0);
     assert.equal(reading(bytes.length, bytes).index.kind, 'no_index');
+  });
+});
+
+describe('KeyframeReader: the container index when there is one, else a packet scan', () => {
+  const reader = new KeyframeReader(new FfprobeAdapter({ path: fixtureFfprobe }));
+  const fileAt = (name: string) => {
+    const path = join(dir, name);
+    const size = readFileSync(path).length;
+    return checkedFileAt(path, size, 0);
+  };
+
+  it('MKV with Cues: mkv_cues, no ffprobe', async () => {
+    const scans = reader.counts.packetScans;
+    const index = await reader.read(fileAt('irregular.mkv'));
+    assert.equal(index?.source, 'mkv_cues');
+    assert.equal(reader.counts.packetScans, scans);
+  });
+
+  for (const name of ['piped.mkv', 'fragmented.mp4', 'stream.ts']) {
+    it(`${name}: ffprobe_packets, equal to ffprobe's K packets`, async () => {
+      const index = await reader.read(fileAt(name));
+      assert.equal(index?.source, 'ffprobe_packets');
+      assert.equal(sameKeyframes(index?.times ?? [], await ffprobeKeyframes(join(dir, name))), null);
+    });
+  }
+
+  it('audio only: null, without a packet scan for a container that says so', async () => {
+    const scans = reader.counts.packetScans;
+    assert.equal(await reader.read(fileAt('audio.mka')), null);
+    assert.equal(await reader.read(fileAt('audio.m4a')), null);
+    assert.equal(reader.counts.packetScans, scans);
+  });
+
+  it('a file ffprobe cannot read: ProbeError', async () => {
+    const path = join(dir, 'garbage.avi');
+    writeFileSync(path, Buffer.alloc(4096, 7));
+    await assert.rejects(reader.read(checkedFileAt(path, 4096, 0)), { name: 'ProbeError' });
   });
 });

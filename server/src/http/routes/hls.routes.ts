@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HlsFile, HlsService } from '../../services/hls.service.ts';
+import type { PlaybackTokenService } from '../../services/playback-token.service.ts';
+import type { StreamService } from '../../services/stream.service.ts';
+import { AppError } from '../../errors.ts';
+import { bearerToken, secretsEqual } from '../plugins/auth.ts';
+import { idParams } from '../schemas.ts';
+import { sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+
+const query = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    device: { type: 'string', maxLength: 64 },
+    token: { type: 'string', maxLength: 256 },
+  },
+} as const;
+
+const renditionParams = {
+  type: 'object',
+  required: ['id', 'rendition'],
+  properties: {
+    id: idParams.properties.id,
+    rendition: { type: 'string', pattern: '^(v|a[0-9]{1,3})$' },
+    segment: { type: 'string', maxLength: 32 },
+  },
+} as const;
+
+type Query = { device?: string; token?: string };
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+
+/**
+ * HLS for conversions (RFC 8216, fMP4): the master playlist, one media playlist per rendition,
+ * their initialization sections and segments, all under the file's signed playback token.
+ */
+export function registerHlsRoutes(
+  app: FastifyInstance,
+  hls: HlsService,
+  streams: StreamService,
+  tokens: PlaybackTokenService,
+  apiToken: string,
+): void {
+  /** Checks the token (or an admin bearer) and gives the query the playlists' URIs carry on. */
+  const authorize = (request: FastifyRequest<{ Params: { id: number }; Querystring: Query }>) => {
+    const device =
+      request.query.device === undefined || request.query.device === '' ? 'web' : request.query.device;
+    const bearer = bearerToken(request);
+    streams.authorize(
+      request.params.id,
+      device,
+      request.query.token,
+      bearer !== null && secretsEqual(bearer, apiToken),
+    );
+    const token = request.query.token ?? tokens.sign(request.params.id, device);
+    return { device, carried: new URLSearchParams({ device, token }).toString() };
+  };
+
+  const playlist = (reply: FastifyReply, text: string) =>
+    reply
+      .code(200)
+      .type(PLAYLIST_TYPE)
+      .header('cache-control', 'private, max-age=0, must-revalidate')
+      .send(text);
+
+  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, audio: boolean) =>
+    sendFile(
+      request,
+      reply,
+      {
+        file: served.file,
+        etag: served.etag,
+        lastModified: new Date(Math.floor(served.file.mtimeMs)),
+        contentType: audio ? 'audio/mp4' : 'video/mp4',
+      },
+      STREAM_CACHE_CONTROL,
+    );
+
+  app.get<{ Params: { id: number }; Querystring: Query }>(
+    '/stream/media_file/:id/master.m3u8',
+    { schema: { params: idParams, querystring: query } },
+    async (request, reply) => {
+      const { device, carried } = authorize(request);
+      return playlist(reply, await hls.masterPlaylist(request.params.id, device, carried));
+    },
+  );
+
+  app.get<{ Params: { id: number; rendition: string }; Querystring: Query }>(
+    '/stream/media_file/:id/hls/:rendition/index.m3u8',
+    { schema: { params: renditionParams, querystring: query } },
+    async (request, reply) => {
+      const { device, carried } = authorize(request);
+      const text = await hls.mediaPlaylist(request.params.id, device, request.params.rendition, carried);
+      return playlist(reply, text);
+    },
+  );
+
+  app.route<{ Params: { id: number; rendition: string; segment: string }; Querystring: Query }>({
+    method: ['GET', 'HEAD'],
+    url: '/stream/media_file/:id/hls/:rendition/:segment',
+    schema: { params: renditionParams, querystring: query },
+    handler: async (request, reply) => {
+      const { device } = authorize(request);
+      const { id, rendition, segment } = request.params;
+      const audio = rendition.startsWith('a');
+      if (segment === 'init.mp4') return media(request, reply, await hls.init(id, device, rendition), audio);
+      const match = /^(\d{1,6})\.m4s$/.exec(segment);
+      if (match === null) {
+        throw new AppError('not_found', {
+          status: 404,
+          message: 'HLS files are index.m3u8, init.mp4 and <n>.m4s.',
+        });
+      }
+      return media(request, reply, await hls.segment(id, device, rendition, Number(match[1])), audio);
+    },
+  });
+}
