@@ -3,7 +3,11 @@ import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { DataStore } from '../adapters/data-store.ts';
 import type { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import type { Db } from '../db/database.ts';
-import { buildArtifactArgs, ProgressParser } from '../domain/ffmpeg/artifact-command.ts';
+import {
+  buildArtifactArgs,
+  buildRemuxFromHlsArgs,
+  ProgressParser,
+} from '../domain/ffmpeg/artifact-command.ts';
 import type { PlaybackDecision, PlaybackPlan } from '../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -25,9 +29,23 @@ export type ArtifactState =
 
 interface ArtifactPayload {
   key: string;
+  /** 'hls': a prewarm: the HLS segments first, then the progressive file remuxed from them. */
+  via?: 'hls';
+}
+
+/** The HLS engine, as a prewarm uses it (one encode feeds both HLS and the progressive artifact). */
+export interface HlsPrewarmPort {
+  prepareAll(
+    fileId: number,
+    device: string,
+    signal: AbortSignal,
+    onProgress: (done: number, total: number) => void,
+  ): Promise<{ video: string | null; audio: string | null }>;
 }
 
 export interface ArtifactDeps {
+  /** Set once the HLS engine exists (it needs this service first): prewarms go through it. */
+  hls?: HlsPrewarmPort;
   db: Db;
   jobs: JobRunner;
   ffmpeg: FfmpegAdapter;
@@ -65,7 +83,15 @@ export function artifactKey(sourceKey: string, device: string, plan: PlaybackPla
  * prewarm or a stream asked first), cancellable, kept under an LRU size bound.
  */
 export class ArtifactService {
+  private hls: HlsPrewarmPort | undefined;
+
+  /** The HLS engine is built after this service (it asks this one what a file needs). */
+  useHls(hls: HlsPrewarmPort): void {
+    this.hls = hls;
+  }
+
   constructor(private readonly deps: ArtifactDeps) {
+    this.hls = deps.hls;
     deps.jobs.register<ArtifactPayload>('artifact', {
       concurrency: 1,
       run: (ctx) => this.build(ctx),
@@ -145,7 +171,7 @@ export class ArtifactService {
    * Starts the build of a file's artifact for a device (or joins the running one).
    * @returns the state after starting: building, or ready / not_needed when there is nothing to do
    */
-  async start(fileId: number, device: string): Promise<ArtifactState> {
+  async start(fileId: number, device: string, options: { via?: 'hls' } = {}): Promise<ArtifactState> {
     const needs = await this.needs(fileId, device);
     const state = await this.stateOf(needs);
     if (state.status === 'ready' || state.status === 'not_needed' || state.status === 'building')
@@ -172,7 +198,9 @@ export class ArtifactService {
       job_id: 0,
       now,
     });
-    const { id } = await this.deps.jobs.enqueue<ArtifactPayload>('artifact', { key }, `artifact:${key}`);
+    const payload: ArtifactPayload =
+      options.via === 'hls' && this.hls !== undefined ? { key, via: 'hls' } : { key };
+    const { id } = await this.deps.jobs.enqueue<ArtifactPayload>('artifact', payload, `artifact:${key}`);
     await repo.setJob(key, id);
     return this.stateOf(needs);
   }
@@ -233,13 +261,30 @@ export class ArtifactService {
     const progress = new ProgressParser(capabilities.duration_seconds);
     ctx.progress(0, 1000);
     try {
-      await this.deps.ffmpeg.run(buildArtifactArgs({ source, output: part, plan, capabilities }), {
-        signal: ctx.signal,
-        onStdout: (chunk) => {
-          const p = progress.push(chunk);
-          ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
-        },
-      });
+      if (ctx.payload.via === 'hls' && this.hls !== undefined) {
+        // Segments are the work (0–95 %); the remux from them takes seconds.
+        const playlists = await this.hls.prepareAll(
+          row.media_file_id,
+          row.device,
+          ctx.signal,
+          (done, total) => ctx.progress(total === 0 ? 0 : Math.floor((done / total) * 950), 1000),
+        );
+        await this.deps.ffmpeg.run(buildRemuxFromHlsArgs({ ...playlists, output: part }), {
+          signal: ctx.signal,
+          onStdout: (chunk) => {
+            const p = progress.push(chunk);
+            ctx.progress(950 + Math.min(49, Math.round(p.percent / 2)), 1000);
+          },
+        });
+      } else {
+        await this.deps.ffmpeg.run(buildArtifactArgs({ source, output: part, plan, capabilities }), {
+          signal: ctx.signal,
+          onStdout: (chunk) => {
+            const p = progress.push(chunk);
+            ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
+          },
+        });
+      }
       const size = (await this.deps.store.commit('artifacts', partName(key), finalName(key))).sizeBytes;
       const now = isoNow(this.deps.clock);
       await repo.finish(key, 'ready', { size_bytes: size, now });

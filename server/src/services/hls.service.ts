@@ -100,6 +100,8 @@ export class HlsService {
   /** (file, device) → session key, so a request does not re-plan every time. */
   private readonly byFile = new Map<string, string>();
   private nextJobId = 1;
+  /** How many conversion runs this process started (tests: a prewarmed film starts none). */
+  readonly counts = { runsStarted: 0 };
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
@@ -113,9 +115,14 @@ export class HlsService {
   }
 
   /** The presentation of a file on a device; 400 with the incompatibility when nothing plays. */
-  private async session(fileId: number, device: string): Promise<Session> {
+  private async session(fileId: number, device: string, forPrewarm = false): Promise<Session> {
     const needs = await this.deps.artifacts.needs(fileId, device);
-    const { file, profile, decision } = needs;
+    const { file, profile } = needs;
+    // A prewarm prepares what the strict policy would play once ready ("create compatible audio").
+    const decision =
+      forPrewarm && !needs.decision.isPlayable && needs.decision.fallbackPlan !== null
+        ? { ...needs.decision, plan: needs.decision.fallbackPlan, isPlayable: true }
+        : needs.decision;
     if (file.status === 'missing') {
       throw new AppError('file_missing', {
         status: 404,
@@ -352,6 +359,7 @@ export class HlsService {
       threads: this.deps.threads,
     });
     const abort = new AbortController();
+    this.counts.runsStarted++;
     const job: Job = {
       id: this.nextJobId++,
       start: startIndex,
@@ -494,6 +502,74 @@ export class HlsService {
   }
 
   // ------------------------------------------------------------------ prewarm, warnings, cache
+
+  /**
+   * Prewarm: makes every segment of every rendition of the presentation (a run kept going whoever
+   * watches, restarted at the first missing segment until none is missing), then writes local
+   * playlists beside them so the progressive artifact can be remuxed from the same segments (one
+   * encode, one source of truth). Players of the same presentation share the run meanwhile.
+   * @returns absolute paths of the local media playlists: the video (null without video) and the default audio
+   */
+  async prepareAll(
+    fileId: number,
+    device: string,
+    signal: AbortSignal,
+    onProgress: (done: number, total: number) => void,
+  ): Promise<{ video: string | null; audio: string | null }> {
+    const s = await this.session(fileId, device, true);
+    const total = s.segments.length;
+    const done = () => {
+      let n = 0;
+      for (let i = 0; i < total; i++) if (s.renditions.every((r) => s.stored.get(r)?.has(i) === true)) n++;
+      return n;
+    };
+    const stop = () => {
+      const job = s.job;
+      if (job !== null && !job.ended && job.pinned) job.abort.abort(new Error('prewarm cancelled'));
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    let lastStart: { index: number; done: number } | null = null;
+    try {
+      for (;;) {
+        signal.throwIfAborted();
+        this.touch(s);
+        const count = done();
+        onProgress(count, total);
+        if (count === total && s.renditions.every((r) => s.inits.has(r))) break;
+        const job = s.job;
+        if (job !== null && job.ended && job.pinned && job.error !== null) {
+          throw new Error(`the conversion failed: ${job.error}`);
+        }
+        if (job === null || job.ended) {
+          const index = this.firstMissing(s);
+          // A run that ended cleanly without making what it was started for would loop forever.
+          if (lastStart !== null && lastStart.index === index && lastStart.done === count) {
+            throw new Error(`the conversion ended without producing segment ${index}`);
+          }
+          lastStart = { index, done: count };
+          this.startJob(s, index, true);
+        } else if (!job.pinned) job.pinned = true; // a player's run: keep it going to the end
+        await this.changed(s, this.now() + 3_600_000);
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+    const local = async (rendition: string): Promise<string> => {
+      const name = `${s.key}/${rendition}/local.m3u8`;
+      const text = renderMediaPlaylist({
+        segments: s.segments,
+        initUri: 'init.mp4',
+        segmentUri: (index) => `${index}.m4s`,
+      });
+      await this.deps.store.writeAtomic('segments', name, Buffer.from(text));
+      return this.deps.store.resolve('segments', name);
+    };
+    const audio = s.plan.audio.find((a) => a.isDefault) ?? s.plan.audio[0];
+    return {
+      video: s.plan.video === null ? null : await local('v'),
+      audio: audio === undefined ? null : await local(`a${audio.track}`),
+    };
+  }
 
   /** Warnings for a player of this file and device (a conversion that cannot keep up). */
   warnings(fileId: number, device: string): string[] {

@@ -198,6 +198,7 @@ export function buildServices(deps: ServiceDeps): Services {
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
   });
+  artifacts.useHls(hls);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {

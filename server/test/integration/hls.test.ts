@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { checkMasterPlaylist, checkMediaPlaylist } from '../helpers/hls-check.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -250,5 +251,71 @@ describe('HLS for conversions', () => {
       }
       previousEnd = times.at(-1) ?? NaN;
     }
+  });
+  it('two players of one presentation share its run; a seek by one does not break the other', async () => {
+    const q = withToken('adaptive', 'androidtv');
+    const url = base('adaptive');
+    const playlist = checkMediaPlaylist(await (await fetch(`${url}/hls/v/index.m3u8?${q}`)).text());
+    const last = playlist.segments.length - 1;
+    const runs = t.server.services.hls.counts.runsStarted;
+    // Player A reads from the start while player B asks for the same segments: one run serves both.
+    const [a0, b0] = await Promise.all([fetch(`${url}/hls/v/0.m4s?${q}`), fetch(`${url}/hls/v/0.m4s?${q}`)]);
+    assert.equal(a0.status, 200);
+    assert.equal(b0.status, 200);
+    assert.deepEqual(Buffer.from(await a0.arrayBuffer()), Buffer.from(await b0.arrayBuffer()));
+    assert.equal(t.server.services.hls.counts.runsStarted, runs + 1, 'one run for both players');
+    // Player B seeks to the end; player A goes on with segment 1 and gets it.
+    const [far, next] = await Promise.all([
+      fetch(`${url}/hls/v/${last}.m4s?${q}`),
+      fetch(`${url}/hls/v/1.m4s?${q}`),
+    ]);
+    assert.equal(far.status, 200);
+    assert.equal(next.status, 200);
+    await far.arrayBuffer();
+    await next.arrayBuffer();
+    const times = await packetTimes(t, url, 'v', 1);
+    assert.ok(times.length > 0, 'segment 1 decodes');
+  });
+
+  it('prewarm for the TV makes every segment, then a play starts no conversion at all', async () => {
+    const id = fileId('transcode');
+    const started = await t.api(`/api/media-file/${id}/prewarm-tv`, { method: 'POST' });
+    assert.ok([200, 202].includes(started.status), `prewarm answered ${started.status}`);
+    let sawBuilding = false;
+    await waitFor(
+      async () => {
+        const state = (await (await t.api(`/api/media-file/${id}/prewarm-tv`)).json()) as { status: string };
+        if (state.status === 'building') sawBuilding = true;
+        return state.status === 'ready' ? state : null;
+      },
+      () => 'the prewarm to be ready',
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    assert.ok(sawBuilding || started.status === 202, 'the prewarm reported building');
+    const hls = t.server.services.hls;
+    const runs = hls.counts.runsStarted;
+    const q = withToken('transcode', 'tv');
+    const url = base('transcode');
+    const master = await (await fetch(`${url}/master.m3u8?${q}`)).text();
+    checkMasterPlaylist(master);
+    for (const rendition of ['v', 'a0']) {
+      const playlist = checkMediaPlaylist(
+        await (await fetch(`${url}/hls/${rendition}/index.m3u8?${q}`)).text(),
+      );
+      assert.equal((await fetch(`${url}/hls/${rendition}/init.mp4?${q}`)).status, 200);
+      for (let i = 0; i < playlist.segments.length; i++) {
+        const res = await fetch(`${url}/hls/${rendition}/${i}.m4s?${q}`);
+        assert.equal(res.status, 200, `${rendition}/${i}.m4s`);
+        await res.arrayBuffer();
+      }
+    }
+    assert.equal(hls.counts.runsStarted, runs, 'no conversion ran for a prewarmed film');
+    assert.equal(hls.running(), 0);
+    // The progressive file was remuxed from the same segments: whole, and it starts at 0.
+    const probe = await probeJson(`${t.url}/stream/media_file/${id}?${q}`);
+    assert.ok(
+      Math.abs(Number(probe.format?.duration) - 16) < 1,
+      `progressive duration ${probe.format?.duration}`,
+    );
   });
 });

@@ -375,3 +375,40 @@ export function buildArtifactArgs(input: ArtifactInput): string[] {
     ffmpegPath(input.output),
   ];
 }
+
+/**
+ * The progressive artifact remuxed from a prewarm's HLS segments (local media playlists of the
+ * video and the default audio rendition): the same fragmented MP4 a direct build writes, made by
+ * copying, so a film is encoded once for both. Timestamps start at 0 as in a direct build.
+ */
+export function buildRemuxFromHlsArgs(input: {
+  video: string | null;
+  audio: string | null;
+  output: string;
+}): string[] {
+  const args = [...COMMON_ARGS];
+  const maps: string[] = [];
+  let index = 0;
+  for (const [playlist, kind] of [
+    [input.video, 'v'],
+    [input.audio, 'a'],
+  ] as const) {
+    if (playlist === null) continue;
+    args.push('-i', ffmpegPath(playlist));
+    maps.push('-map', `${index}:${kind}:0`);
+    index++;
+  }
+  return [
+    ...args,
+    ...maps,
+    '-c',
+    'copy',
+    '-map_metadata',
+    '-1',
+    '-movflags',
+    GROWING_MOVFLAGS,
+    '-f',
+    'mp4',
+    ffmpegPath(input.output),
+  ];
+}

@@ -88,7 +88,8 @@ export function registerStreamRoutes(
       },
     },
     async (request, reply) => {
-      const state = await artifacts.start(request.params.id, PREWARM_DEVICE);
+      // A prewarm makes the HLS segments (what a TV plays) and remuxes the progressive file from them.
+      const state = await artifacts.start(request.params.id, PREWARM_DEVICE, { via: 'hls' });
       return reply.code(state.status === 'building' ? 202 : 200).send(prewarmBody(state));
     },
   );
