@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { fixtureFfmpeg } from '../helpers/media.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const run = promisify(execFile);
+const root = new URL('../../../', import.meta.url).pathname;
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+function startMain(dataDir: string, token: string): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_PORT: '0',
+      REELSHELF_HOST: '127.0.0.1',
+      REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_API_TOKEN: token,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      return match?.[1] === undefined ? null : { child, url: match[1], exited };
+    },
+    () => `the server to start: ${out}`,
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
+}
+
+/** Pids of processes whose command line mentions `needle` (Linux /proc). */
+function processesWith(needle: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmdline.includes(needle) && cmdline.includes('ffmpeg')) pids.push(Number(name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+describe('HLS conversions and a server killed with SIGKILL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-proc-'));
+  const media = mkdtempSync(join(tmpdir(), 'reelshelf-hls-proc-media-'));
+  const token = 'hls-process-test-token-0123456789';
+  let server: Running | null = null;
+  after(async () => {
+    if (server !== null && server.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(media, { recursive: true, force: true });
+  });
+
+  it('leaves no ffmpeg running and no half segment that a restarted server would serve', async () => {
+    const file = join(media, 'Killed Mid Conversion (2003).mkv');
+    const seconds = 40;
+    await run(fixtureFfmpeg, [
+      ...['-hide_banner', '-loglevel', 'error', '-y'],
+      ...['-f', 'lavfi', '-i', `testsrc2=duration=${seconds}:size=640x360:rate=25`],
+      ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=48000`],
+      ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '4', '-c:a', 'ac3', '-ac', '2', file],
+    ]);
+    server = await startMain(dataDir, token);
+    const auth = { authorization: `Bearer ${token}` };
+    const rootRes = await fetch(`${server.url}/api/library-roots`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: media }),
+    });
+    assert.equal(rootRes.status, 201);
+    const { id: rootId } = (await rootRes.json()) as { id: number };
+    const scan = await fetch(`${server.url}/api/library-roots/${rootId}/scan?wait=true`, {
+      method: 'POST',
+      headers: auth,
+    });
+    assert.equal(scan.status, 200);
+    const movies = (await (await fetch(`${server.url}/api/movies`, { headers: auth })).json()) as {
+      items: { id: number }[];
+    };
+    const movieId = movies.items[0]?.id;
+    const movie = (await (await fetch(`${server.url}/api/movies/${movieId}`, { headers: auth })).json()) as {
+      media_files: { id: number }[];
+    };
+    const fileId = movie.media_files[0]?.id;
+    const info = (await (
+      await fetch(`${server.url}/api/media-file/${fileId}/playback?device=web`, { headers: auth })
+    ).json()) as { prediction: string; hls_url: string | null };
+    assert.equal(info.prediction, 'transcode');
+    assert.ok(info.hls_url !== null);
+    const master = new URL(info.hls_url, server.url);
+    const segmentUrl = (index: number) => {
+      const url = new URL(`hls/v/${index}.m4s`, master);
+      url.search = master.search;
+      return url.toString();
+    };
+    // A request that starts a conversion; the server dies while ffmpeg writes segments.
+    const pending = fetch(segmentUrl(3)).catch(() => null);
+    await waitFor(
+      () => processesWith(file).length > 0,
+      () => 'ffmpeg to start converting',
+    );
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await pending;
+    await waitFor(
+      () => processesWith(file).length === 0,
+      () => `ffmpeg to end with its server (still running: ${processesWith(file).join(', ')})`,
+      { timeoutMs: 20_000, intervalMs: 50 },
+    );
+
+    // A new server on the same data dir serves whole segments only: the film decodes end to end.
+    server = await startMain(dataDir, token);
+    const again = (await (
+      await fetch(`${server.url}/api/media-file/${fileId}/playback?device=web`, { headers: auth })
+    ).json()) as { hls_url: string };
+    const url = new URL(again.hls_url, server.url).toString();
+    const decoded = await run(fixtureFfmpeg, ['-hide_banner', '-v', 'error', '-i', url, '-f', 'null', '-'], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    assert.equal(decoded.stderr.trim(), '', 'ffmpeg decoded the film without an error');
+    const probe = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration',
+      '-of',
+      'csv=p=0',
+      url,
+    ]);
+    assert.ok(Math.abs(Number(probe.stdout.trim()) - seconds) < 1, `duration ${probe.stdout.trim()}`);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    assert.deepEqual(processesWith(file), [], 'no ffmpeg outlived the clean stop either');
+  });
+});
