@@ -28,6 +28,8 @@ export interface ServerOverrides {
   tools?: MediaToolsInfo;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
+  /** Test seam: how long a conversion must run below real time before players are warned (30 s). */
+  hlsSlowWarningMs?: number;
 }
 
 /** The composition root: opens storage, finds the media tools, builds services and the HTTP app. */
@@ -49,6 +51,7 @@ export async function createServer(
     tools,
     playbackKey,
     afterStagingWrite: overrides.afterStagingWrite,
+    ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
   });
   // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
   const lock = new ProcessLock(config.dataDir);

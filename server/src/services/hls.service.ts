@@ -36,6 +36,8 @@ export interface HlsDeps {
   threads: number;
   /** A run nobody asked anything of for this long is stopped (REELSHELF_HLS_IDLE_SECONDS). */
   idleMs: number;
+  /** A run below real time for this long is said to players (default 30 s). */
+  slowWarningMs?: number;
   now?: () => number;
   log?: { warn(obj: unknown, msg: string): void };
 }
@@ -77,6 +79,8 @@ interface Session {
   inits: Set<string>;
   job: Job | null;
   lastRequest: number;
+  /** Requests waiting for a segment or init right now: a run they wait for is not idle. */
+  waiting: number;
   listeners: Set<() => void>;
 }
 
@@ -160,7 +164,15 @@ export class HlsService {
       keyframes,
       targetSeconds: plan.segmentSeconds,
     });
-    const key = hlsKey(sourceKeyOf(file), profile.id, plan, segments);
+    // Content identity: the fingerprint; without one, a size says too little to share a presentation.
+    const content = file.fingerprint ?? `file-${file.id}-${sourceKeyOf(file)}`;
+    const key = hlsKey(content, profile.id, plan, segments);
+    // A copy of the same content elsewhere (same fingerprint) is the same presentation: share it.
+    const same = this.sessions.get(key);
+    if (same !== undefined) {
+      this.byFile.set(fileKey, key);
+      return same;
+    }
     const source = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
     const renditions = renditionIds(plan);
     const session: Session = {
@@ -176,6 +188,7 @@ export class HlsService {
       inits: new Set(),
       job: null,
       lastRequest: this.now(),
+      waiting: 0,
       listeners: new Set(),
     };
     await this.loadStored(session);
@@ -467,7 +480,17 @@ export class HlsService {
   }
 
   /** Resolves at the next change of the session (a segment stored, a run ended) or throws at the deadline. */
-  private changed(s: Session, deadline: number): Promise<void> {
+  private async changed(s: Session, deadline: number): Promise<void> {
+    s.waiting++;
+    try {
+      await this.nextChange(s, deadline);
+    } finally {
+      s.waiting--;
+      this.touch(s);
+    }
+  }
+
+  private nextChange(s: Session, deadline: number): Promise<void> {
     const left = deadline - this.now();
     if (left <= 0) {
       return Promise.reject(
@@ -495,7 +518,7 @@ export class HlsService {
     const now = this.now();
     for (const s of this.sessions.values()) {
       const job = s.job;
-      if (job === null || job.ended || job.pinned) continue;
+      if (job === null || job.ended || job.pinned || s.waiting > 0) continue;
       if (now - s.lastRequest > this.deps.idleMs)
         job.abort.abort(new Error('idle: no player asked for segments'));
     }
@@ -578,7 +601,7 @@ export class HlsService {
       if (s.fileId !== fileId || s.device !== device) continue;
       const job = s.job;
       if (job === null || job.ended || job.slowSince === null) continue;
-      if (this.now() - job.slowSince >= SLOW_WARNING_MS) {
+      if (this.now() - job.slowSince >= (this.deps.slowWarningMs ?? SLOW_WARNING_MS)) {
         out.push(
           `The conversion runs at ${job.speed?.toFixed(2) ?? '?'}x real time on this server: playback will pause to wait for it. Prepare the film ahead (prewarm) or choose a device that plays the file directly.`,
         );
@@ -687,6 +710,11 @@ class SegmentCollector {
           this.complete();
           this.current = { index, parts: [piece.bytes] };
         }
+        // A fragment that reaches the next boundary closes its segment now: waiting for the next
+        // fragment would hold an encoded segment back by a whole segment's worth of encoding.
+        const end = piece.decodeTime + piece.duration - HLS_TIMESTAMP_OFFSET_SECONDS;
+        const next = this.s.segments[this.current.index + 1];
+        if (next !== undefined && end >= next.start - BOUNDARY_SLACK_SECONDS) this.complete();
       }
     } catch (err) {
       this.failed = err;

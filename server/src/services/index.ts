@@ -73,6 +73,8 @@ export interface ServiceDeps {
   playbackKey: string;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
+  /** Test seam: see ServerOverrides.hlsSlowWarningMs. */
+  hlsSlowWarningMs?: number;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -197,6 +199,7 @@ export function buildServices(deps: ServiceDeps): Services {
     maxJobs: deps.config.maxConversions,
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
+    ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
   });
   artifacts.useHls(hls);
   // A conversion measured slower than real time is said to the player before it stalls.

@@ -8,7 +8,7 @@
 
 export type Fmp4Piece =
   | { kind: 'init'; bytes: Buffer; timescale: number }
-  | { kind: 'fragment'; bytes: Buffer; decodeTime: number };
+  | { kind: 'fragment'; bytes: Buffer; decodeTime: number; duration: number };
 
 /** The stream is not the fragmented MP4 this splitter expects (a bug or a broken tool). */
 export class Fmp4FormatError extends Error {
@@ -83,6 +83,46 @@ export function moofDecodeTime(moof: Buffer): bigint {
   return version === 1 ? moof.readBigUInt64BE(tfdt.start + 4) : BigInt(moof.readUInt32BE(tfdt.start + 4));
 }
 
+/** `default_sample_duration` of the `trex` in a `moov` payload's `mvex` (0 when absent). */
+export function trexDefaultDuration(moov: Buffer): number {
+  const trex = findPath(moov, 0, moov.length, ['mvex', 'trex']);
+  return trex === null ? 0 : moov.readUInt32BE(trex.start + 12);
+}
+
+/**
+ * The duration (ticks) of the samples of the first track fragment of a `moof` payload: the sum of
+ * its `trun` sample durations, or their count times the default (`tfhd`, else `trex`). A fragment's
+ * end tells whether it closes its segment without waiting for the next fragment to arrive.
+ */
+export function moofDuration(moof: Buffer, trexDefault: number): number {
+  const traf = findPath(moof, 0, moof.length, ['traf']);
+  if (traf === null) throw new Fmp4FormatError('moof has no traf');
+  let defaultDuration = trexDefault;
+  let total = 0;
+  for (const child of children(moof, traf.start, traf.end)) {
+    if (child.type === 'tfhd') {
+      const flags = moof.readUInt32BE(child.start) & 0xffffff;
+      let at = child.start + 8;
+      if ((flags & 0x01) !== 0) at += 8;
+      if ((flags & 0x02) !== 0) at += 4;
+      if ((flags & 0x08) !== 0) defaultDuration = moof.readUInt32BE(at);
+    } else if (child.type === 'trun') {
+      const flags = moof.readUInt32BE(child.start) & 0xffffff;
+      const count = moof.readUInt32BE(child.start + 4);
+      if ((flags & 0x100) === 0) {
+        total += count * defaultDuration;
+        continue;
+      }
+      let at = child.start + 8;
+      if ((flags & 0x01) !== 0) at += 4;
+      if ((flags & 0x04) !== 0) at += 4;
+      const stride = 4 * [0x100, 0x200, 0x400, 0x800].filter((bit) => (flags & bit) !== 0).length;
+      for (let i = 0; i < count && at + 4 <= child.end; i++, at += stride) total += moof.readUInt32BE(at);
+    }
+  }
+  return total;
+}
+
 /**
  * Incremental splitter: `push` the pipe's chunks in order, `end` at EOF. Bytes are copied once per
  * box (chunks are kept in a list until a whole box has arrived), so a 10 MB `mdat` costs one copy.
@@ -92,8 +132,9 @@ export class Fmp4Splitter {
   private buffered = 0;
   private readonly initBoxes: Buffer[] = [];
   private timescale: number | null = null;
+  private trexDefault = 0;
   private initSent = false;
-  private moof: { bytes: Buffer; decodeTime: number } | null = null;
+  private moof: { bytes: Buffer; decodeTime: number; duration: number } | null = null;
 
   push(chunk: Buffer): Fmp4Piece[] {
     this.chunks.push(chunk);
@@ -146,8 +187,13 @@ export class Fmp4Splitter {
         out.push({ kind: 'init', bytes: Buffer.concat(this.initBoxes), timescale: this.timescale });
         this.initSent = true;
       }
-      const ticks = moofDecodeTime(bytes.subarray(headerSize));
-      this.moof = { bytes, decodeTime: Number(ticks) / this.timescale };
+      const payload = bytes.subarray(headerSize);
+      const ticks = moofDecodeTime(payload);
+      this.moof = {
+        bytes,
+        decodeTime: Number(ticks) / this.timescale,
+        duration: moofDuration(payload, this.trexDefault) / this.timescale,
+      };
       return;
     }
     if (type === 'mdat' && this.moof !== null) {
@@ -155,12 +201,16 @@ export class Fmp4Splitter {
         kind: 'fragment',
         bytes: Buffer.concat([this.moof.bytes, bytes]),
         decodeTime: this.moof.decodeTime,
+        duration: this.moof.duration,
       });
       this.moof = null;
       return;
     }
     if (this.initSent) return; // mfra / sidx after the fragments: not part of any segment
-    if (type === 'moov') this.timescale = moovTimescale(bytes.subarray(headerSize));
+    if (type === 'moov') {
+      this.timescale = moovTimescale(bytes.subarray(headerSize));
+      this.trexDefault = trexDefaultDuration(bytes.subarray(headerSize));
+    }
     if (type === 'ftyp' || type === 'moov') this.initBoxes.push(bytes);
   }
 }
