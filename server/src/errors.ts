@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
   upstream_unavailable: { status: 502, message: 'An upstream service did not answer usably.' },
   service_unavailable: { status: 503, message: 'The service is not ready.' },
+  conversions_busy: { status: 503, message: 'Every conversion slot of this server is in use.' },
   internal_error: { status: 500, message: 'Something went wrong on the server.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
