@@ -1,4 +1,5 @@
 import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
+import type { PlaybackInfo } from '../../services/playback.service.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import { formatMinutes } from '../../domain/format-duration.ts';
 import { badge, copyLocation } from './layout.ts';
@@ -13,6 +14,8 @@ export interface MoviePageData {
   item: LibraryMovieItem | null;
   device: string;
   devices: DeviceChoice[];
+  /** Per media file id: which URL its player opens (GET …/playback); absent = the stream URL. */
+  playback?: ReadonlyMap<number, PlaybackInfo>;
 }
 
 function audioTrack(track: AudioTrackInfo): Html {
@@ -25,7 +28,7 @@ function audioTrack(track: AudioTrackInfo): Html {
   return html`<li>${parts.join(' · ')}</li>`;
 }
 
-function player(edition: LibraryEdition, device: string, title: string): Html {
+function player(edition: LibraryEdition, device: string, title: string, info: PlaybackInfo | null): Html {
   if (!BROWSER_DEVICES.has(device)) {
     return html`<p class="note">Choose “Chrome/Firefox” or “Safari” above to play it in this browser.</p>`;
   }
@@ -34,19 +37,34 @@ function player(edition: LibraryEdition, device: string, title: string): Html {
     return html`<p class="note">This browser cannot play this edition.</p>`;
   }
   const subtitles = safeUrl(edition.subtitle_url);
+  const hls = safeUrl(info?.hls_url);
   // A file that needs converting is built on its first request: only direct files preload.
   const preload = edition.playback_prediction === 'direct' ? 'metadata' : 'none';
-  return html`<video
-    class="player"
-    controls
-    preload="${preload}"
-    src="${src}"
-    aria-label="${title} (${edition.display_label})"
-    data-media-file-id="${edition.media_file_id}"
-  >
-    ${subtitles === null ? null : html`<track kind="subtitles" src="${subtitles}" label="Subtitles" />`}
-    <p>This browser does not play HTML5 video.</p>
-  </video>`;
+  // Without JavaScript the <video> opens the progressive stream (it follows a conversion as it is
+  // written); movie.js switches a conversion to its HLS playlist, which can be seeked at once.
+  return html`<div class="player-box">
+    <video
+      class="player"
+      controls
+      preload="${preload}"
+      src="${src}"
+      aria-label="${title} (${edition.display_label})"
+      data-media-file-id="${edition.media_file_id}"
+      data-device="${device}"
+      ${hls === null ? null : html`data-hls-url="${hls}"`}
+    >
+      ${subtitles === null ? null : html`<track kind="subtitles" src="${subtitles}" label="Subtitles" />`}
+      <p>This browser does not play HTML5 video.</p>
+    </video>
+    <p class="player-controls" hidden>
+      <label
+        >Audio
+        <select class="audio-tracks" data-audio-tracks></select>
+      </label>
+    </p>
+    <p class="player-status" role="status" aria-live="polite"></p>
+    ${(info?.warnings ?? []).map((w) => html`<p class="note player-warning">${w}</p>`)}
+  </div>`;
 }
 
 function prewarm(edition: LibraryEdition): Html {
@@ -76,7 +94,14 @@ function definition(term: string, value: string | number | null | undefined): Ht
   </div>`;
 }
 
-function edition(e: LibraryEdition, index: number, isDefault: boolean, device: string, title: string): Html {
+function edition(
+  e: LibraryEdition,
+  index: number,
+  isDefault: boolean,
+  device: string,
+  title: string,
+  info: PlaybackInfo | null,
+): Html {
   const headingId = `edition-${index}`;
   return html`<article class="edition" aria-labelledby="${headingId}">
     <h3 id="${headingId}">${e.display_label}${isDefault ? html` <span class="tag">Default</span>` : null}</h3>
@@ -102,7 +127,7 @@ function edition(e: LibraryEdition, index: number, isDefault: boolean, device: s
               ${(e.audio_tracks ?? []).map(audioTrack)}
             </ul>`
     }
-    ${player(e, device, title)} ${prewarm(e)}
+    ${player(e, device, title, info)} ${prewarm(e)}
   </article>`;
 }
 
@@ -162,7 +187,16 @@ export function moviePage(data: MoviePageData): Html {
       ${
         editions.length === 0
           ? html`<p>No media files yet${copies.length > 0 ? ': this movie is on disc only' : ''}.</p>`
-          : editions.map((e, i) => edition(e, i, i === item?.default_edition_index, device, title))
+          : editions.map((e, i) =>
+              edition(
+                e,
+                i,
+                i === item?.default_edition_index,
+                device,
+                title,
+                data.playback?.get(e.media_file_id) ?? null,
+              ),
+            )
       }
     </section>
     ${

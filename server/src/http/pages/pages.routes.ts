@@ -3,9 +3,10 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LibraryMovieItem, MovieDetail, ScanReport } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { readBundledFilesSync } from '../../adapters/file-system.ts';
+import { readBundledFilesSync, readPackageFileSync } from '../../adapters/file-system.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
+import type { PlaybackInfo } from '../../services/playback.service.ts';
 import { secretsEqual } from '../plugins/auth.ts';
 import { cookieHeader, isHttps, parseCookies, type SessionManager } from '../plugins/session.ts';
 import { prefersHtml } from './accept.ts';
@@ -14,21 +15,24 @@ import { layout } from './layout.ts';
 import { type DeviceChoice, libraryPage } from './library.page.ts';
 import { buildLibraryView, parseLibraryQuery } from './library-view.ts';
 import { importPage } from './import.page.ts';
-import { moviePage } from './movie.page.ts';
+import { BROWSER_DEVICES, moviePage } from './movie.page.ts';
 import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
 
 /** What the pages read and do: the same services the API uses. */
-export type PageServices = Pick<Services, 'library' | 'movies' | 'devices' | 'roots' | 'scans'>;
+export type PageServices = Pick<Services, 'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback'>;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
 export const DEVICE_COOKIE = 'reelshelf_device';
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
 
-/** Pages allow only their own scripts and styles; data can never run as code. */
+/**
+ * Pages allow only their own scripts and styles; data can never run as code. `media-src blob:` lets
+ * hls.js hand the <video> its MediaSource (a blob: URL); its worker is off, so no worker-src.
+ */
 const PAGE_HEADERS = {
   'content-security-policy':
-    "default-src 'self'; img-src 'self' https: data:; media-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; img-src 'self' https: data:; media-src 'self' blob:; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
@@ -45,14 +49,34 @@ interface Asset {
   version: string;
 }
 
-/** The files of server/src/http/assets, read once (a fixed list: no path ever reaches the disk). */
+/**
+ * Scripts of npm packages the pages load, served as `/assets/vendor/<name>` from the installed
+ * package (no CDN: the pages work on a LAN without internet, and the CSP allows only 'self').
+ */
+const VENDOR_ASSETS: Record<string, string> = {
+  'hls.min.js': 'hls.js/dist/hls.min.js',
+};
+
+function asset(name: string, body: Buffer): Asset | null {
+  const type = ASSET_TYPES[extname(name)];
+  if (type === undefined) return null;
+  return { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) };
+}
+
+/**
+ * The files of server/src/http/assets plus the vendor scripts (as `vendor/<name>`), read once
+ * (a fixed list: no path ever reaches the disk).
+ */
 function loadAssets(): Map<string, Asset> {
   const dir = fileURLToPath(new URL('../assets/', import.meta.url));
   const out = new Map<string, Asset>();
-  for (const { name, bytes: body } of readBundledFilesSync(dir)) {
-    const type = ASSET_TYPES[extname(name)];
-    if (type === undefined) continue;
-    out.set(name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) });
+  for (const { name, bytes } of readBundledFilesSync(dir)) {
+    const found = asset(name, bytes);
+    if (found !== null) out.set(name, found);
+  }
+  for (const [name, specifier] of Object.entries(VENDOR_ASSETS)) {
+    const found = asset(name, readPackageFileSync(specifier));
+    if (found !== null) out.set(`vendor/${name}`, found);
   }
   return out;
 }
@@ -201,11 +225,20 @@ export class Pages {
     }
     const device = this.device(request, reply);
     const item: LibraryMovieItem | null = await this.services.library.getMovieItem(id, device);
+    // Which URL each edition's player opens (HLS for conversions), as GET …/playback answers it.
+    const playback = new Map<number, PlaybackInfo>();
+    if (BROWSER_DEVICES.has(device)) {
+      for (const e of item?.editions ?? []) {
+        const info = await this.services.playback.info(e.media_file_id, device).catch(() => null);
+        if (info !== null) playback.set(e.media_file_id, info);
+      }
+    }
     return this.page(request, reply, {
       title: movie.title,
       current: 'library',
-      body: moviePage({ movie, item, device, devices: this.deviceChoices() }),
-      scripts: ['movie.js'],
+      body: moviePage({ movie, item, device, devices: this.deviceChoices(), playback }),
+      // hls.js first: movie.js finds it on window.Hls (plain scripts run in order).
+      scripts: ['vendor/hls.min.js', 'movie.js'],
     });
   }
 
@@ -257,24 +290,34 @@ export class Pages {
 
       scope.get('/', async (_request, reply) => reply.redirect('/library', 303));
 
+      // `?v=<content hash>` (as assetUrl writes it) is cached for a year; any other URL revalidates.
+      const serveAsset = (
+        request: FastifyRequest<{ Querystring: { v?: string } }>,
+        reply: FastifyReply,
+        name: string,
+      ): FastifyReply => {
+        const asset = this.assets.get(name);
+        if (asset === undefined) {
+          throw new AppError('not_found', { message: `No asset ${name.slice(0, 100)}.` });
+        }
+        const etag = `"${asset.version}"`;
+        reply
+          .header('etag', etag)
+          .header('x-content-type-options', 'nosniff')
+          .header(
+            'cache-control',
+            request.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+          );
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.type(asset.type).send(asset.body);
+      };
       scope.get<{ Params: { name: string }; Querystring: { v?: string } }>(
         '/assets/:name',
-        async (request, reply) => {
-          const asset = this.assets.get(request.params.name);
-          if (asset === undefined) {
-            throw new AppError('not_found', { message: `No asset ${request.params.name.slice(0, 100)}.` });
-          }
-          const etag = `"${asset.version}"`;
-          reply
-            .header('etag', etag)
-            .header('x-content-type-options', 'nosniff')
-            .header(
-              'cache-control',
-              request.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache',
-            );
-          if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-          return reply.type(asset.type).send(asset.body);
-        },
+        async (request, reply) => serveAsset(request, reply, request.params.name),
+      );
+      scope.get<{ Params: { name: string }; Querystring: { v?: string } }>(
+        '/assets/vendor/:name',
+        async (request, reply) => serveAsset(request, reply, `vendor/${request.params.name}`),
       );
 
       scope.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
