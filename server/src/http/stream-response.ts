@@ -139,10 +139,27 @@ function sendBody(
   return reply;
 }
 
-/** Follows a file that ffmpeg is still writing until the build ends, yielding bytes as they land. */
-async function* tail(file: GrowingFile, start: number, isBuilding: () => boolean): AsyncGenerator<Buffer> {
-  // The part file is renamed to its final name when the build ends; the bytes are the same.
-  const handle = await file.open();
+/**
+ * The last-pos of an open-ended 206 while the length is unknown (`Content-Range: bytes a-<this>/*`):
+ * RFC 8673's way to say "from `a` on, continuing as the content is written", with the value it
+ * recommends (2^53 − 1). RFC 9110 requires a last-pos; the bytes written so far would be a lie
+ * (the body goes on past them) that makes players stop there.
+ */
+export const INDETERMINATE_LAST_POS = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Follows a file that ffmpeg is still writing, from `start`, yielding bytes as they land, until the
+ * build ends. The body is then exactly the finished artifact's bytes from `start` on; a build that
+ * ends without one (failed, cancelled) or with another length throws, so the response is aborted
+ * instead of ending cleanly (a client must not take a truncated body for the whole film).
+ */
+async function* follow(
+  target: GrowingTarget,
+  start: number,
+  isBuilding: () => boolean,
+): AsyncGenerator<Buffer> {
+  // The part file is renamed to its final name when the build ends: the same inode, the same bytes.
+  const handle = await target.file.open();
   try {
     let position = start;
     const buffer = Buffer.alloc(256 * 1024);
@@ -153,15 +170,22 @@ async function* tail(file: GrowingFile, start: number, isBuilding: () => boolean
         yield Buffer.from(buffer.subarray(0, bytesRead));
         continue;
       }
-      if (!isBuilding()) {
-        // The build ended: read what is left once more, then stop.
-        const last = await handle.read(buffer, buffer.length, position);
-        if (last === 0) return;
+      if (isBuilding()) {
+        await sleep(POLL_MS);
+        continue;
+      }
+      // The build ended (ffmpeg has exited): read what is left, then check it was a whole file.
+      const last = await handle.read(buffer, buffer.length, position);
+      if (last > 0) {
         position += last;
         yield Buffer.from(buffer.subarray(0, last));
         continue;
       }
-      await sleep(POLL_MS);
+      const size = await target.finishedSize();
+      if (size === null) throw new Error('the artifact build ended without a finished file');
+      if (size !== position)
+        throw new Error(`the finished artifact has ${size} bytes, ${position} were read`);
+      return;
     }
   } finally {
     await handle.close();
@@ -169,10 +193,16 @@ async function* tail(file: GrowingFile, start: number, isBuilding: () => boolean
 }
 
 /**
- * A playback artifact that is still being written (INTERFACE.md "Streaming"): without Range the
- * body follows the file until the build ends; a range is served from what is written, with
- * `Content-Range: bytes a-b/*`; a range beyond the written bytes waits (bounded), then 503.
- * HEAD ignores Range here too (200, no length: it is not known yet).
+ * A playback artifact that is still being written (INTERFACE.md "Streaming"; docs/http.md "While an
+ * artifact is still being written" says why these answers):
+ * - no Range, `bytes=0-` (or a Range not honoured): 200 with no Content-Length and
+ *   `Accept-Ranges: none`, the body following the file until the build ends. RFC 9110 §14.2 lets a
+ *   server ignore a Range; a 200 of unknown length is a stream to every player, and `none` keeps
+ *   ffmpeg from scanning the whole growing file for an index before it plays.
+ * - `bytes=a-` (a > 0): 206 `Content-Range: bytes a-9007199254740991/*` (RFC 8673), following too.
+ * - `bytes=a-b`: 206 of what is written (`bytes a-b'/*`); a range beyond the written bytes waits
+ *   (bounded), then 503. A suffix waits for the final length.
+ * HEAD answers as GET without Range (200, no length: it is not known yet).
  */
 export async function sendGrowing(
   request: FastifyRequest,
@@ -186,24 +216,28 @@ export async function sendGrowing(
   const checked = applyPreconditions(request, reply, { etag: null, lastModified: null }, 'no-store');
   if ('answered' in checked) return checked.answered;
   const range = parseRange(checked.range, null);
-  reply.header('accept-ranges', 'bytes');
   reply.header('content-type', target.contentType);
   if (range.kind === 'wait') {
     // A suffix range needs the final length: answer it once the build is done, else ask to retry.
     await waitForBytes(target.file, Number.MAX_SAFE_INTEGER, isBuilding);
     return retryOrFinished(request, reply, whenDone);
   }
-  if (range.kind !== 'partial') {
-    reply.code(200);
+  if (range.kind !== 'partial' || (range.start === 0 && range.end === null)) {
+    reply.code(200).header('accept-ranges', 'none');
     if (head) return reply.send();
     // Wait for the first bytes (the MP4 header) so a failed build is an error, not an empty 200.
     const first = await waitForBytes(target.file, 1, isBuilding);
     if (first === null || first < 1) return retryOrFinished(request, reply, whenDone);
-    return reply.send(Readable.from(tail(target.file, 0, isBuilding), { objectMode: false }));
+    return reply.send(Readable.from(follow(target, 0, isBuilding), { objectMode: false }));
   }
+  reply.header('accept-ranges', 'bytes');
   const written = await waitForBytes(target.file, range.start + 1, isBuilding);
   if (written === null || written <= range.start) return retryOrFinished(request, reply, whenDone);
-  const end = Math.min(range.end ?? written - 1, written - 1);
+  if (range.end === null) {
+    reply.code(206).header('content-range', contentRangeHeader(range.start, INDETERMINATE_LAST_POS, null));
+    return reply.send(Readable.from(follow(target, range.start, isBuilding), { objectMode: false }));
+  }
+  const end = Math.min(range.end, written - 1);
   const length = end - range.start + 1;
   reply.code(206).header('content-range', contentRangeHeader(range.start, end, null));
   reply.header('content-length', String(length));

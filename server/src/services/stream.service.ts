@@ -23,6 +23,11 @@ export type StreamTarget =
       kind: 'growing';
       /** The artifact ffmpeg is writing, read through the storage adapter. */
       file: GrowingFile;
+      /**
+       * Once the build has ended: the size of the finished artifact, or null when the build left none
+       * (failed or cancelled). It starts nothing, unlike asking for the target again.
+       */
+      finishedSize: () => Promise<number | null>;
       jobId: number;
       contentType: string;
       artifactKey: string;
@@ -110,6 +115,8 @@ export class StreamService {
       return {
         kind: 'growing',
         file: this.store.growing('artifacts', part, final),
+        finishedSize: async () =>
+          (await this.store.stat('artifacts', final).catch(() => null))?.sizeBytes ?? null,
         jobId: state.jobId,
         contentType: 'video/mp4',
         artifactKey: state.artifact.artifact_key,
