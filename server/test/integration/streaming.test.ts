@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   readlinkSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -331,27 +331,56 @@ describe('streaming and prewarm', () => {
     assert.equal((await prewarm(t, id('long'), 'GET')).body.status, 'cancelled');
   });
 
+  /** The source path of the long fixture (ffmpeg's command line names it). */
+  const longFile = () => file.long ?? 'long.mkv';
+
+  /** Segment files a prewarm's HLS run has stored so far (whole segments only: writes are atomic). */
+  const storedSegments = () => {
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.isDirectory()) walk(join(dir, entry.name));
+        else if (entry.name.endsWith('.m4s')) found.push(entry.name);
+      }
+    };
+    if (existsSync(join(dataDir, 'segments'))) walk(join(dataDir, 'segments'));
+    return found.length;
+  };
+
+  it('DELETE during a prewarm stops its conversion run', async () => {
+    const started = await prewarm(t, id('long'), 'POST');
+    assert.equal(started.body.status, 'building');
+    await waitFor(
+      () => ffmpegProcessesFor(longFile()) > 0,
+      () => 'the prewarm conversion to start',
+      { timeoutMs: 60_000 },
+    );
+    const del = await prewarm(t, id('long'), 'DELETE');
+    assert.equal(del.body.status, 'cancelled');
+    await waitFor(
+      () => ffmpegProcessesFor(longFile()) === 0,
+      () => `the conversion to stop (${ffmpegProcessesFor(longFile())} ffmpeg running)`,
+      { timeoutMs: 10_000 },
+    );
+    assert.equal((await prewarm(t, id('long'), 'GET')).body.status, 'cancelled');
+  });
+
   it('a restart during a build leaves not_ready and no partial file', async () => {
     const started = await prewarm(t, id('long'), 'POST');
     assert.equal(started.body.status, 'building');
-    // The restart lands once ffmpeg has written into the partial file (not after a guessed sleep,
-    // which on a slow machine could come before there was anything to clean up).
-    const artifactsDir = join(dataDir, 'artifacts');
-    const partialBytes = () =>
-      readdirSync(artifactsDir)
-        .filter((f) => f.endsWith('.part.mp4'))
-        .reduce((sum, f) => sum + statSync(join(artifactsDir, f)).size, 0);
+    // The restart lands once the prewarm's conversion has stored a segment (not after a guessed
+    // sleep, which on a slow machine could come before there was anything to clean up).
     await waitFor(
       async () => {
         const { status } = (await prewarm(t, id('long'), 'GET')).body;
-        assert.equal(status, 'building', 'still building while the test waits for its first bytes');
-        return partialBytes() > 0;
+        assert.equal(status, 'building', 'still building while the test waits for its first segment');
+        return storedSegments() > 0;
       },
-      () => `the build to write into its partial file (${partialBytes()} bytes so far)`,
+      () => `the prewarm to store a segment (${storedSegments()} so far)`,
       { timeoutMs: 60_000 },
     );
     await t.server.close();
-    assert.equal(ffmpegProcessesFor(artifactsDir), 0, 'the build died with the server');
+    assert.equal(ffmpegProcessesFor(longFile()), 0, 'the conversion died with the server');
     t = await startTestServer({ REELSHELF_DATA_DIR: dataDir });
     const state = await prewarm(t, id('long'), 'GET');
     assert.equal(state.body.status, 'not_ready');
