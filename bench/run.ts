@@ -1,19 +1,24 @@
 import { benchAnalysis } from './analysis.bench.ts';
 import { benchImport } from './import.bench.ts';
 import { benchLibrary } from './library.bench.ts';
+import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
 import { benchStream } from './stream.bench.ts';
 
-/** `npm run bench [name…]`: runs the benchmarks and prints each figure (and ratio where one is asked). */
+/**
+ * `npm run bench [name…] [--flag…]`: runs the benchmarks and prints each figure (and ratio where one
+ * is asked). Flags (`--quick`) are left to the benchmarks, which read them from process.argv.
+ */
 const BENCHES: Record<string, () => Promise<void>> = {
   library: benchLibrary,
   analysis: benchAnalysis,
   scan: benchScan,
   stream: benchStream,
   import: benchImport,
+  playback: benchPlayback,
 };
 
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 for (const [name, run] of Object.entries(BENCHES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   console.log(`\n## ${name}`);
