@@ -72,6 +72,8 @@ export interface SubtitleCapabilities {
   title: string | null;
   forced: boolean;
   default: boolean;
+  /** A sidecar file beside the video (merged in from the scan's records; never set by the analysis). */
+  external?: boolean;
 }
 
 export interface Capabilities {

@@ -1,8 +1,12 @@
 /**
- * Subtitle axis. Only a subtitle the user selects can change the state. Automatic selection takes a
- * forced subtitle only when the player shows it at no cost; a forced subtitle that would need a
- * conversion or burn-in gets a note instead, so that PGS never forces a transcode by itself
- * (jellyfin/jellyfin-web#8271, jellyfin/jellyfin#4160).
+ * Subtitle axis. The subtitle that shows by default is a forced track in the audio's language, else
+ * the file's default-flagged track, else none (issue 14; the same track the edition's `subtitle_url`
+ * names). When that track cannot reach the screen at no cost (an image track on a browser), it is
+ * burned in: the edition needs a transcode and says why (`subtitle` incompatibility). Any other track
+ * changes nothing unless the person picks it, so a PGS track nobody asked for never forces a
+ * transcode (jellyfin/jellyfin-web#8271, jellyfin/jellyfin#4160). Sidecar files (`external`) reach
+ * the player as WebVTT (a sidecar, or the HLS subtitles rendition); an image sidecar is never burned
+ * in automatically (the conversion reads one input).
  */
 import type { SubtitleCapabilities } from '../media/capabilities.ts';
 import { type Note, noteFor, type Reason, reasonFor } from './codes.ts';
@@ -45,6 +49,10 @@ export function subtitleDelivery(
   device: string,
 ): DeliveryVerdict {
   const support = profile.subtitles;
+  // A sidecar file is served as WebVTT (beside a progressive stream, or in HLS): every player shows it.
+  if (sub.external === true && sub.kind === 'text') {
+    return { delivery: 'sidecar', reasons: [], notes: stylingNote(sub, profile, 'WebVTT') };
+  }
   if (listAllows(support.embedded, sub.codec)) return { delivery: 'embedded', reasons: [], notes: [] };
   if (sub.kind === 'image') return burnIn(sub, device);
   if (STYLED_TEXT.has(sub.codec) && support.styled_text === 'burn_in') return burnIn(sub, device);
@@ -69,25 +77,34 @@ export interface SubtitleAssessment {
 
 const NO_SUBTITLE: SubtitleAssessment = { selection: null, reasons: [], notes: [] };
 
+/**
+ * The track shown by default: forced in the audio's language (a forced track without a language
+ * counts as the audio's), else the default-flagged one; image sidecars are never chosen.
+ */
+export function defaultSubtitle(
+  subs: readonly SubtitleCapabilities[],
+  audioLanguage: string | null,
+): SubtitleCapabilities | undefined {
+  const eligible = subs.filter((sub) => !(sub.external === true && sub.kind === 'image'));
+  const sameLanguage = (sub: SubtitleCapabilities) =>
+    sub.language === null || audioLanguage === null || sub.language === audioLanguage;
+  return eligible.find((sub) => sub.forced && sameLanguage(sub)) ?? eligible.find((sub) => sub.default);
+}
+
 function automaticSubtitle(
   subs: readonly SubtitleCapabilities[],
   audioLanguage: string | null,
   profile: DeviceProfile,
   device: string,
 ): SubtitleAssessment {
-  const forced = subs.filter((sub) => sub.forced);
-  const sub = forced.find((candidate) => candidate.language === audioLanguage) ?? forced[0];
+  const sub = defaultSubtitle(subs, audioLanguage);
   if (sub === undefined) return NO_SUBTITLE;
   const verdict = subtitleDelivery(sub, profile, device);
-  if (verdict.reasons.length === 0) {
-    return {
-      selection: { track: sub.track, delivery: verdict.delivery, explicit: false },
-      reasons: [],
-      notes: [],
-    };
-  }
-  const note = noteFor('subtitle_forced_not_shown', { codec: subtitleCodecName(sub.codec), device });
-  return { selection: null, reasons: [], notes: [note] };
+  return {
+    selection: { track: sub.track, delivery: verdict.delivery, explicit: false },
+    reasons: verdict.reasons,
+    notes: verdict.notes,
+  };
 }
 
 /**

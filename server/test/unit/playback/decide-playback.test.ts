@@ -178,22 +178,57 @@ describe('audio track selection', () => {
 
 describe('subtitles', () => {
   const pgsForced = () => file('mkv', h264(), [audio('aac', 2)], [subtitle('pgs', { forced: true })]);
-  it('a forced image subtitle is not burned in automatically; a note says so', () => {
+  it('a forced image subtitle in the audio language is burned in on a browser (transcode, subtitle)', () => {
     const decision = decide(pgsForced(), 'web');
-    assert.equal(decision.prediction, 'direct');
-    assert.equal(decision.selectedSubtitle, null);
-    assert.deepEqual(
-      decision.notes.map((n) => n.code),
-      ['subtitle_forced_not_shown'],
-    );
+    assert.equal(decision.prediction, 'transcode');
+    assert.equal(decision.incompatibility?.type, 'subtitle');
+    assert.equal(decision.incompatibility?.code, 'subtitle_image_burn_in_required');
+    assert.deepEqual(decision.selectedSubtitle, { track: 0, delivery: 'burn_in', explicit: false });
+  });
+  it('…and is not playable with transcoding off, nor under strict', () => {
+    assert.equal(decide(pgsForced(), 'web', { transcodeAvailable: false }).isPlayable, false);
+    const strict = decide(pgsForced(), 'web', { policy: 'strict' });
+    assert.equal(strict.isPlayable, false);
+    assert.equal(strict.incompatibility?.type, 'subtitle');
   });
   it('a forced subtitle the player renders is selected automatically', () => {
     const decision = decide(pgsForced(), 'full');
     assert.deepEqual(decision.selectedSubtitle, { track: 0, delivery: 'embedded', explicit: false });
   });
-  it('a default-flagged subtitle is not selected automatically', () => {
+  it('a forced track in another language is not the default; the default-flagged one is', () => {
+    const caps = file(
+      'mkv',
+      h264(),
+      [audio('aac', 2)],
+      [
+        subtitle('pgs', { forced: true, language: 'fre' }),
+        subtitle('srt', { track: 1, index: 1, default: true }),
+      ],
+    );
+    const decision = decide(caps, 'web');
+    assert.equal(decision.prediction, 'direct');
+    assert.deepEqual(decision.selectedSubtitle, { track: 1, delivery: 'sidecar', explicit: false });
+  });
+  it('a default-flagged image subtitle is the default track: burned in on a browser', () => {
     const caps = file('mkv', h264(), [audio('aac', 2)], [subtitle('pgs', { default: true })]);
-    assert.equal(decide(caps, 'web').selectedSubtitle, null);
+    assert.equal(decide(caps, 'web').prediction, 'transcode');
+  });
+  it('an image track that is neither forced nor default changes nothing', () => {
+    const caps = file('mkv', h264(), [audio('aac', 2)], [subtitle('pgs')]);
+    const decision = decide(caps, 'web');
+    assert.equal(decision.prediction, 'direct');
+    assert.equal(decision.selectedSubtitle, null);
+  });
+  it('a sidecar text track reaches every player as WebVTT; a forced image sidecar is never burned in', () => {
+    const text = file('mkv', h264(), [audio('aac', 2)], [subtitle('ass', { forced: true, external: true })]);
+    assert.deepEqual(decide(text, 'roku').selectedSubtitle, {
+      track: 0,
+      delivery: 'sidecar',
+      explicit: false,
+    });
+    const image = file('mkv', h264(), [audio('aac', 2)], [subtitle('pgs', { forced: true, external: true })]);
+    assert.equal(decide(image, 'web').prediction, 'direct');
+    assert.equal(decide(image, 'web').selectedSubtitle, null);
   });
   it('text subtitles reach a browser as a WebVTT sidecar at no cost', () => {
     const caps = file('mkv', h264(), [audio('aac', 2)], [subtitle('srt'), subtitle('ass')]);

@@ -247,9 +247,25 @@ describe(`playback invariants (${CASES.length} generated decisions)`, () => {
       return order.indexOf(off.wouldBe) <= order.indexOf(c.decision.wouldBe);
     });
   });
-  it('automatic subtitle selection never changes the state', () =>
+  // Issue 14: the track shown by default (forced in the audio's language, else default-flagged) is
+  // burned in when the device cannot show it; no other track changes anything unless picked.
+  it('automatic subtitle selection changes the state only for a forced or default track, and says so', () =>
     forAll((c) => {
       if (c.input.subtitleTrack !== undefined) return true;
-      return decidePlayback({ ...c.input, subtitleTrack: null }).prediction === c.decision.prediction;
+      const off = decidePlayback({ ...c.input, subtitleTrack: null });
+      if (off.prediction === c.decision.prediction) return true;
+      const subs = c.input.capabilities?.subtitles ?? [];
+      return (
+        subs.some((s) => s.forced || s.default) &&
+        (c.decision.incompatibility?.type === 'subtitle' || !c.decision.isPlayable)
+      );
+    }));
+  it('a track that is neither forced nor default never changes the prediction on its own', () =>
+    forAll((c) => {
+      const caps = c.input.capabilities;
+      if (c.input.subtitleTrack !== undefined || caps === null || caps === undefined) return true;
+      const kept = caps.subtitles.filter((s) => s.forced || s.default);
+      const without = decidePlayback({ ...c.input, capabilities: { ...caps, subtitles: kept } });
+      return without.prediction === c.decision.prediction;
     }));
 });
