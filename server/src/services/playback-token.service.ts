@@ -40,11 +40,15 @@ export class PlaybackTokenService {
    * Both URLs from one signature, so they carry the same token even when the hour (and with it the
    * rounded expiry) turns between two calls.
    */
-  playbackUrls(mediaFileId: number, device: string): { streamUrl: string; hlsUrl: string } {
+  playbackUrls(
+    mediaFileId: number,
+    device: string,
+  ): { streamUrl: string; hlsUrl: string; subtitleUrl: (index: number) => string } {
     const query = `?device=${encodeURIComponent(device)}&token=${encodeURIComponent(this.sign(mediaFileId, device))}`;
     return {
       streamUrl: `/stream/media_file/${mediaFileId}${query}`,
       hlsUrl: `/stream/media_file/${mediaFileId}/master.m3u8${query}`,
+      subtitleUrl: (index) => `/stream/media_file/${mediaFileId}/subtitles/${index}.vtt${query}`,
     };
   }
 }

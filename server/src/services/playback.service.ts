@@ -1,10 +1,16 @@
 import type { Capabilities } from '../domain/media/capabilities.ts';
 import type { PlaybackDecision, PlaybackPrediction } from '../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
+import { defaultSubtitleIndex, subtitleLabel } from '../domain/subtitles/subtitle-list.ts';
+import type { SubtitleTrackSource } from '../domain/subtitles/subtitle-track.ts';
 import type { LibraryFileRow } from '../repositories/library.repository.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
 
-/** A subtitle track a player can show (filled by the subtitles issue; always empty for now). */
+/**
+ * A subtitle track a player can offer: text tracks with their WebVTT URL (same token), image tracks
+ * with none (they are burned in on request). `default` marks the one track shown by default (a forced
+ * track in the audio's language, else the default-flagged one): the edition's `subtitle_url`.
+ */
 export interface PlaybackSubtitle {
   index: number;
   language: string | null;
@@ -79,6 +85,7 @@ export class PlaybackService {
     private readonly capabilities: CapabilitiesReader,
     private readonly tokens: Pick<PlaybackTokenService, 'playbackUrls'>,
     private readonly warnings: PlaybackWarningSource = NO_PLAYBACK_WARNINGS,
+    private readonly subtitles: SubtitleTrackSource | null = null,
   ) {}
 
   /**
@@ -93,7 +100,11 @@ export class PlaybackService {
       isPlayable: decision.isPlayable,
       prefersHls: profile.prefers_hls,
     });
-    const duration = this.capabilities.capabilitiesOf(file)?.duration_seconds ?? null;
+    const caps = this.capabilities.capabilitiesOf(file);
+    const duration = caps?.duration_seconds ?? null;
+    const tracks = this.subtitles === null ? [] : await this.subtitles.tracks(file.id);
+    const audioLanguage = caps?.audio.find((a) => a.track === decision.selectedAudioTrack)?.language ?? null;
+    const shown = defaultSubtitleIndex(tracks, audioLanguage);
     return {
       prediction: decision.prediction,
       is_playable: decision.isPlayable,
@@ -101,7 +112,17 @@ export class PlaybackService {
       hls_url: hls ? urls.hlsUrl : null,
       duration_seconds: duration !== null && Number.isFinite(duration) && duration > 0 ? duration : null,
       warnings: decision.isPlayable ? this.warnings.warnings(file.id, profile.id) : [],
-      subtitles: [],
+      subtitles: tracks.map((track) => ({
+        index: track.index,
+        language: track.language,
+        label: subtitleLabel(track),
+        forced: track.forced,
+        default: track.index === shown,
+        sdh: track.sdh,
+        format: track.format,
+        kind: track.kind,
+        url: track.kind === 'text' ? urls.subtitleUrl(track.index) : null,
+      })),
     };
   }
 }
