@@ -186,6 +186,10 @@ export function checkMediaPlaylist(text: string): CheckedMediaPlaylist {
   }
 
   // Walk the lines in order: EXT-X-MAP before the first segment, each EXTINF followed by its URI.
+  const uris = all
+    .filter((event) => event.type === 'uri')
+    .map((event) => (event.uri ?? '').split('?')[0] ?? '');
+  const webVtt = uris.length > 0 && uris.every((uri) => uri.endsWith('.vtt'));
   const segments: { uri: string; duration: number }[] = [];
   let mapUri: string | null = null;
   let pendingDuration: number | null = null;
@@ -198,7 +202,10 @@ export function checkMediaPlaylist(text: string): CheckedMediaPlaylist {
     } else if (event.tagType === 'inf') {
       if (pendingDuration !== null) violations.add('extinf-uri', 'an EXTINF without a URI (§4.3.2.1)');
       pendingDuration = event.duration ?? Number.NaN;
-      if (mapUri === null) violations.add('map', 'EXT-X-MAP must come before the first segment (§4.3.2.5)');
+      // fMP4 segments need their init section; WebVTT segments (a subtitles rendition) have none.
+      if (mapUri === null && !webVtt) {
+        violations.add('map', 'EXT-X-MAP must come before the first segment (§4.3.2.5)');
+      }
     } else if (event.type === 'uri') {
       if (pendingDuration === null) {
         violations.add('extinf-uri', `segment ${event.uri ?? ''} has no EXTINF (§4.3.2.1)`);

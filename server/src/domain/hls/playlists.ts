@@ -24,6 +24,20 @@ export interface AudioRendition {
   bandwidth: number;
 }
 
+/** A text subtitle track as a WebVTT rendition (`EXT-X-MEDIA TYPE=SUBTITLES`). */
+export interface SubtitleRendition {
+  uri: string;
+  name: string;
+  /** ISO 639-2 or BCP 47; null → omitted. */
+  language: string | null;
+  /** The track shown by default (forced in the audio's language, else default-flagged). */
+  isDefault: boolean;
+  forced: boolean;
+}
+
+/** GROUP-ID of the subtitle renditions. */
+export const SUBTITLE_GROUP = 'subs';
+
 export interface VideoVariant {
   uri: string;
   codecs: string | null;
@@ -72,6 +86,26 @@ export function renderMediaPlaylist(input: MediaPlaylistInput): string {
   });
   lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The media playlist of a WebVTT rendition: one segment holding the whole film's cues (RFC 8216
+ * allows a segment as long as the target duration, which is then the film's length); no EXT-X-MAP.
+ */
+export function renderSubtitlePlaylist(input: { durationSeconds: number; uri: string }): string {
+  const duration = Math.max(0.001, input.durationSeconds);
+  const text = duration.toFixed(EXTINF_DECIMALS);
+  return [
+    '#EXTM3U',
+    `#EXT-X-VERSION:${PLAYLIST_VERSION}`,
+    `#EXT-X-TARGETDURATION:${Math.max(1, Math.round(Number(text)))}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+    `#EXTINF:${text},`,
+    checkedUri(input.uri),
+    '#EXT-X-ENDLIST',
+    '',
+  ].join('\n');
 }
 
 /** Languages that name no language: the attribute is left out rather than claim one. */
@@ -158,7 +192,31 @@ function codecsAttribute(video: VideoVariant, group: AudioRendition[]): string |
   return quotedString(codecs.join(','));
 }
 
-function streamInfTag(video: VideoVariant, groupId: string | null, group: AudioRendition[]): string {
+function subtitleTag(rendition: SubtitleRendition, name: string): string {
+  const attributes = [
+    'TYPE=SUBTITLES',
+    `GROUP-ID=${quotedString(SUBTITLE_GROUP)}`,
+    `NAME=${quotedString(name)}`,
+  ];
+  const language = hlsLanguageTag(rendition.language);
+  if (language !== null) attributes.push(`LANGUAGE=${quotedString(language)}`);
+  // A forced track shows only when the player's subtitles are off or in its language: AUTOSELECT
+  // lets the player pick it by language; DEFAULT=YES needs AUTOSELECT=YES (§4.3.4.1).
+  attributes.push(
+    `DEFAULT=${rendition.isDefault ? 'YES' : 'NO'}`,
+    `AUTOSELECT=${rendition.isDefault || rendition.forced || language !== null ? 'YES' : 'NO'}`,
+    `FORCED=${rendition.forced ? 'YES' : 'NO'}`,
+    `URI="${checkedUri(rendition.uri)}"`,
+  );
+  return `#EXT-X-MEDIA:${attributes.join(',')}`;
+}
+
+function streamInfTag(
+  video: VideoVariant,
+  groupId: string | null,
+  group: AudioRendition[],
+  subtitles = false,
+): string {
   const audioPeak = Math.max(0, ...group.map((rendition) => rendition.bandwidth));
   const attributes = [`BANDWIDTH=${bitsPerSecond(video.bandwidth + audioPeak)}`];
   if (video.averageBandwidth !== undefined) {
@@ -173,6 +231,7 @@ function streamInfTag(video: VideoVariant, groupId: string | null, group: AudioR
     attributes.push(`FRAME-RATE=${video.frameRate.toFixed(3)}`);
   }
   if (groupId !== null) attributes.push(`AUDIO=${quotedString(groupId)}`);
+  if (subtitles) attributes.push(`SUBTITLES=${quotedString(SUBTITLE_GROUP)}`);
   return `#EXT-X-STREAM-INF:${attributes.join(',')}`;
 }
 
@@ -180,8 +239,24 @@ function streamInfTag(video: VideoVariant, groupId: string | null, group: AudioR
  * The master playlist: one EXT-X-MEDIA per audio rendition, then the video variant once per audio
  * group (normally one group: every audio track of the file). Without audio, no AUDIO attribute.
  */
-export function renderMasterPlaylist(input: { video: VideoVariant; audio: AudioRendition[] }): string {
+export function renderMasterPlaylist(input: {
+  video: VideoVariant;
+  audio: AudioRendition[];
+  subtitles?: SubtitleRendition[];
+}): string {
   const lines = ['#EXTM3U', `#EXT-X-VERSION:${PLAYLIST_VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS'];
+  const subtitles = input.subtitles ?? [];
+  const subtitleNames = uniqueNames(
+    subtitles.map((r) => ({ ...r, groupId: SUBTITLE_GROUP, channels: null, codecs: null, bandwidth: 0 })),
+  );
+  // At most one DEFAULT=YES in the group.
+  const shown = subtitles.findIndex((r) => r.isDefault);
+  subtitles.forEach((rendition, position) => {
+    lines.push(
+      subtitleTag({ ...rendition, isDefault: position === shown }, subtitleNames[position] ?? rendition.name),
+    );
+  });
+  const withSubtitles = subtitles.length > 0;
   const groups = groupsOf(input.audio);
   for (const group of groups.values()) {
     const names = uniqueNames(group);
@@ -192,10 +267,10 @@ export function renderMasterPlaylist(input: { video: VideoVariant; audio: AudioR
   }
   const videoUri = checkedUri(input.video.uri);
   if (groups.size === 0) {
-    lines.push(streamInfTag(input.video, null, []), videoUri);
+    lines.push(streamInfTag(input.video, null, [], withSubtitles), videoUri);
   }
   for (const [groupId, group] of groups) {
-    lines.push(streamInfTag(input.video, groupId, group), videoUri);
+    lines.push(streamInfTag(input.video, groupId, group, withSubtitles), videoUri);
   }
   return `${lines.join('\n')}\n`;
 }

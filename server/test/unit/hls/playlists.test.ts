@@ -4,6 +4,7 @@ import {
   type AudioRendition,
   hlsLanguageTag,
   renderMasterPlaylist,
+  renderSubtitlePlaylist,
   renderMediaPlaylist,
   type VideoVariant,
 } from '../../../src/domain/hls/playlists.ts';
@@ -399,4 +400,58 @@ describe('hlsLanguageTag', () => {
       assert.equal(hlsLanguageTag(input), expected);
     });
   }
+});
+
+describe('subtitles as WebVTT renditions', () => {
+  const video = {
+    uri: 'v.m3u8',
+    codecs: 'avc1.64001f',
+    width: 1280,
+    height: 720,
+    frameRate: 25,
+    bandwidth: 3e6,
+  };
+  const audio = [
+    {
+      uri: 'a0.m3u8',
+      groupId: 'audio',
+      name: 'English',
+      language: 'eng',
+      isDefault: true,
+      channels: 2,
+      codecs: 'mp4a.40.2',
+      bandwidth: 128e3,
+    },
+  ];
+  it('every text track is an EXT-X-MEDIA TYPE=SUBTITLES; the variant names the group; one default at most', () => {
+    const text = renderMasterPlaylist({
+      video,
+      audio,
+      subtitles: [
+        { uri: 's0/index.m3u8', name: 'English', language: 'eng', isDefault: false, forced: false },
+        { uri: 's1/index.m3u8', name: 'French (forced)', language: 'fre', isDefault: true, forced: true },
+        { uri: 's2/index.m3u8', name: 'English', language: 'eng', isDefault: true, forced: false },
+      ],
+    });
+    checkMasterPlaylist(text);
+    const tags = text.split('\n').filter((line) => line.includes('TYPE=SUBTITLES'));
+    assert.equal(tags.length, 3);
+    assert.match(
+      tags[1] ?? '',
+      /NAME="French \(forced\)",LANGUAGE="fr",DEFAULT=YES,AUTOSELECT=YES,FORCED=YES/,
+    );
+    assert.match(tags[2] ?? '', /NAME="English \(2\)",LANGUAGE="en",DEFAULT=NO/);
+    assert.equal(tags.filter((tag) => tag.includes('DEFAULT=YES')).length, 1);
+    assert.match(text, /#EXT-X-STREAM-INF:[^\n]*SUBTITLES="subs"/);
+  });
+  it('without text tracks, no SUBTITLES attribute', () => {
+    assert.doesNotMatch(renderMasterPlaylist({ video, audio, subtitles: [] }), /SUBTITLES/);
+  });
+  it('the subtitle playlist is one WebVTT segment as long as the film, valid RFC 8216', () => {
+    const text = renderSubtitlePlaylist({ durationSeconds: 5400.32, uri: '0.vtt?t=1' });
+    const checked = checkMediaPlaylist(text);
+    assert.equal(checked.segments.length, 1);
+    assert.equal(checked.targetDuration, 5400);
+    assert.equal(checked.segments[0]?.duration, 5400.32);
+  });
 });
