@@ -238,6 +238,29 @@ export interface KeyframeIndexesTable {
   created_at: Timestamp;
 }
 
+/** Subtitle files beside a media file, found by the scan (docs/naming.md, "Subtitles"). */
+export interface SubtitleSidecarsTable {
+  id: Id;
+  media_file_id: number;
+  /** Relative to the library root; VobSub: the `.idx`. */
+  relative_path: string;
+  /** VobSub: the `.idx` and its `.sub` together, with the later mtime. */
+  size_bytes: number;
+  mtime_ms: number;
+  /** srt | ass | ssa | webvtt | microdvd | vobsub | pgs */
+  format: string;
+  /** text | image */
+  kind: string;
+  /** ISO 639-2/B */
+  language: string | null;
+  title: string | null;
+  forced: ColumnType<Flag, Flag | undefined, Flag>;
+  default: ColumnType<Flag, Flag | undefined, Flag>;
+  sdh: ColumnType<Flag, Flag | undefined, Flag>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -259,4 +282,5 @@ export interface Database {
   provider_cache: ProviderCacheTable;
   artifacts: ArtifactsTable;
   keyframe_indexes: KeyframeIndexesTable;
+  subtitle_sidecars: SubtitleSidecarsTable;
 }

@@ -33,6 +33,7 @@ import { PlaybackTokenService } from './playback-token.service.ts';
 import { PlaybackService } from './playback.service.ts';
 import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
+import { SubtitleTrackService } from './subtitle-track.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
 import { WatchStateService } from './watch-state.service.ts';
 
@@ -62,6 +63,8 @@ export interface Services {
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
   importExport: ImportExportService;
+  /** A media file's subtitle tracks: embedded streams, then the sidecar files the scan found. */
+  subtitleTracks: SubtitleTrackService;
 }
 
 export interface ServiceDeps {
@@ -225,5 +228,6 @@ export function buildServices(deps: ServiceDeps): Services {
     enrichment,
     barcodes,
     importExport,
+    subtitleTracks: new SubtitleTrackService(deps.db),
   };
 }

@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../adapters/clock.ts';
-import { walkDirectory } from '../adapters/directory-walker.ts';
+import { type WalkedFile, walkDirectory } from '../adapters/directory-walker.ts';
 import type { FileSystemAdapter } from '../adapters/file-system.ts';
 import type { Db } from '../db/database.ts';
 import { type MatchCandidate, groupEditions, matchMovie } from '../domain/scan/match.ts';
@@ -16,6 +16,7 @@ import {
   parseNfo,
 } from '../domain/scan/parse-name.ts';
 import { extraKind, isIgnoreMarker, isSkippedEntryName, isVideoFile } from '../domain/scan/video-files.ts';
+import { type SidecarVideo, isSubtitleFile, matchSidecars } from '../domain/subtitles/sidecar-name.ts';
 import { normalizeTitle, sortTitle } from '../domain/titles.ts';
 import { notFound } from '../errors.ts';
 import { JobCancelledError, type JobContext, type JobRunner } from '../jobs/job-runner.ts';
@@ -28,6 +29,11 @@ import {
   ScanRepository,
   type StagingRow,
 } from '../repositories/scan.repository.ts';
+import {
+  type NewSubtitleSidecar,
+  type SidecarFields,
+  SubtitleSidecarRepository,
+} from '../repositories/subtitle-sidecar.repository.ts';
 import type { AnalysisService } from './analysis.service.ts';
 
 interface ScanPayload {
@@ -73,6 +79,13 @@ const EMPTY_COUNTS: ScanCounts = {
   errors: 0,
 };
 const MAX_ERRORS = 200;
+
+/** A subtitle file the walk found beside a video, as it is to be recorded. */
+interface FoundSidecar {
+  videoPath: string;
+  relativePath: string;
+  fields: SidecarFields;
+}
 
 /** A scan that cannot go on; the live tables are left as they were. */
 class ScanFailure extends Error {
@@ -160,34 +173,50 @@ export class ScanService {
       if (errors.length < MAX_ERRORS) errors.push({ path, error });
     };
 
+    // Videos (extras too: they own the subtitles named after them) and subtitle files; the scan's own
+    // files are the videos that are not extras.
     const walk = await walkDirectory(root.path, {
-      keepFile: (rel, name) => isVideoFile(name) && extraKind(rel) === null,
+      keepFile: (_rel, name) => isVideoFile(name) || isSubtitleFile(name),
       skipEntry: isSkippedEntryName,
       isIgnoreMarker,
       signal: ctx.signal,
     });
     for (const p of walk.problems) addError(p.path, p.error);
     this.throwIfCancelled(ctx);
+    const files: WalkedFile[] = [];
+    const videos: SidecarVideo[] = [];
+    const subtitles: WalkedFile[] = [];
+    for (const file of walk.files) {
+      if (!isVideoFile(file.relativePath)) {
+        subtitles.push(file);
+        continue;
+      }
+      const extra = extraKind(file.relativePath) !== null;
+      videos.push({ relativePath: file.relativePath, extra });
+      if (!extra) files.push(file);
+    }
+    // Read from names and the walk's stats only: a subtitle file is opened when it is served, not here.
+    const sidecars = foundSidecars(videos, subtitles);
 
     const scanRepo = new ScanRepository(db);
     const known = await scanRepo.knownFiles(root.id);
     const knownByPath = new Map(known.map((k) => [k.relative_path, k]));
-    if (walk.files.length === 0 && walk.problems.some((p) => p.path === '.')) {
+    if (files.length === 0 && walk.problems.some((p) => p.path === '.')) {
       throw new ScanFailure(`library root unreachable: ${root.path} could not be read`);
     }
-    if (walk.files.length === 0 && known.some((k) => k.status === 'present')) {
+    if (files.length === 0 && known.some((k) => k.status === 'present')) {
       throw new ScanFailure(
         `library root ${root.path} holds no video files but ${known.length} were known: is the disk mounted? Nothing was marked missing.`,
       );
     }
-    const foundPaths = new Set(walk.files.map((f) => f.relativePath));
+    const foundPaths = new Set(files.map((f) => f.relativePath));
     const vanished = known.filter((k) => !foundPaths.has(k.relative_path));
     const vanishedByFingerprint = new Map<string, KnownFileRow>();
     for (const v of vanished) if (v.fingerprint !== null) vanishedByFingerprint.set(v.fingerprint, v);
     const claimed = new Set<number>();
 
-    counts.found = walk.files.length;
-    const total = walk.files.length;
+    counts.found = files.length;
+    const total = files.length;
     let done = 0;
     ctx.progress(0, total);
     const staged: NewStagingRow[] = [];
@@ -205,10 +234,10 @@ export class ScanService {
     // them), once, and only when a new file needs its name: an unchanged rescan reads none.
     let namesByPath: Map<string, ParsedMovieName> | null = null;
     const nameOf = (relativePath: string): ParsedMovieName =>
-      (namesByPath ??= parseMoviePaths(walk.files.map((f) => f.relativePath))).get(relativePath) ??
+      (namesByPath ??= parseMoviePaths(files.map((f) => f.relativePath))).get(relativePath) ??
       parseMoviePath(relativePath);
 
-    for (const file of walk.files) {
+    for (const file of files) {
       const existing = knownByPath.get(file.relativePath);
       if (existing !== undefined && isUnchanged(existing, file.sizeBytes, file.mtimeMs)) {
         counts.unchanged++;
@@ -247,7 +276,7 @@ export class ScanService {
     this.throwIfCancelled(ctx);
     await ctx.report({ root_id: root.id, counts, errors });
 
-    const created = await this.commit(ctx.jobId, root.id, vanished, claimed, counts);
+    const created = await this.commit(ctx.jobId, root.id, vanished, claimed, counts, sidecars);
     ctx.progress(total, total);
     if (created.length > 0) this.deps.onMoviesCreated?.(created);
     return { root_id: root.id, counts, errors };
@@ -360,13 +389,17 @@ export class ScanService {
     return null;
   }
 
-  /** One transaction: the staged rows become live, vanished files are marked missing. */
+  /**
+   * One transaction: the staged rows become live, vanished files are marked missing, and the subtitle
+   * files found beside the videos replace the recorded ones.
+   */
   private async commit(
     scanId: number,
     rootId: number,
     vanished: KnownFileRow[],
     claimed: Set<number>,
     counts: ScanCounts,
+    sidecars: FoundSidecar[],
   ): Promise<number[]> {
     const now = isoNow(this.deps.clock);
     return this.deps.db.transaction().execute(async (trx) => {
@@ -415,6 +448,7 @@ export class ScanService {
       }
       const createdMovies = await this.placeNewFiles(trx, rootId, newRows, now, analysisFields);
       counts.new += newRows.length;
+      await syncSidecars(trx, rootId, sidecars, now);
       await scanRepo.deleteStaging(scanId);
       await new LibraryRootRepository(trx).touchScanned(rootId, now);
       return createdMovies;
@@ -488,6 +522,89 @@ export class ScanService {
     }
     return created;
   }
+}
+
+/**
+ * The subtitle files to record, each with its video, read from the names and the walk's stats. A
+ * VobSub track is its `.idx`; its size and mtime cover its `.sub` too, so a change of either is seen.
+ */
+function foundSidecars(videos: SidecarVideo[], subtitles: WalkedFile[]): FoundSidecar[] {
+  if (subtitles.length === 0) return [];
+  const byPath = new Map(subtitles.map((f) => [f.relativePath, f]));
+  const byLowerPath = new Map(subtitles.map((f) => [f.relativePath.toLowerCase(), f]));
+  const out: FoundSidecar[] = [];
+  for (const match of matchSidecars(
+    videos,
+    subtitles.map((f) => f.relativePath),
+  )) {
+    const file = byPath.get(match.sidecarPath);
+    if (file === undefined) continue;
+    let size = file.sizeBytes;
+    let mtime = file.mtimeMs;
+    if (match.name.format === 'vobsub') {
+      const data = byLowerPath.get(`${match.sidecarPath.slice(0, -'.idx'.length)}.sub`.toLowerCase());
+      if (data !== undefined) {
+        size += data.sizeBytes;
+        mtime = Math.max(mtime, data.mtimeMs);
+      }
+    }
+    const { name } = match;
+    out.push({
+      videoPath: match.videoPath,
+      relativePath: match.sidecarPath,
+      fields: {
+        size_bytes: size,
+        mtime_ms: mtime,
+        format: name.format,
+        kind: name.kind,
+        language: name.language,
+        title: name.title,
+        forced: name.forced ? 1 : 0,
+        default: name.default ? 1 : 0,
+        sdh: name.sdh ? 1 : 0,
+      },
+    });
+  }
+  return out;
+}
+
+/**
+ * Makes the recorded sidecars of a root's media files those the scan found: new ones inserted, changed
+ * ones (size, mtime or what the name says) updated, gone ones deleted. A sidecar of a video that is not
+ * in the library (a file that failed to stage) waits for the next scan. The videos are not touched.
+ */
+async function syncSidecars(trx: Db, rootId: number, found: FoundSidecar[], now: string): Promise<void> {
+  const repo = new SubtitleSidecarRepository(trx);
+  const recorded = await repo.ofRoot(rootId);
+  if (found.length === 0 && recorded.length === 0) return;
+  const fileIds = new Map(
+    (await new ScanRepository(trx).knownFiles(rootId)).map((f) => [f.relative_path, f.id]),
+  );
+  const key = (mediaFileId: number, relativePath: string) => `${mediaFileId}\n${relativePath}`;
+  const byKey = new Map(recorded.map((r) => [key(r.media_file_id, r.relative_path), r]));
+  const keep = new Set<number>();
+  const inserts: NewSubtitleSidecar[] = [];
+  for (const sidecar of found) {
+    const mediaFileId = fileIds.get(sidecar.videoPath);
+    if (mediaFileId === undefined) continue;
+    const row = byKey.get(key(mediaFileId, sidecar.relativePath));
+    if (row === undefined) {
+      inserts.push({
+        media_file_id: mediaFileId,
+        relative_path: sidecar.relativePath,
+        ...sidecar.fields,
+        created_at: now,
+        updated_at: now,
+      });
+      continue;
+    }
+    keep.add(row.id);
+    const fields = sidecar.fields;
+    const same = (Object.keys(fields) as (keyof SidecarFields)[]).every((k) => row[k] === fields[k]);
+    if (!same) await repo.update(row.id, fields, now);
+  }
+  await repo.delete(recorded.filter((r) => !keep.has(r.id)).map((r) => r.id));
+  await repo.insert(inserts);
 }
 
 /** The parsed name of a staged file, with what its NFO said taking precedence (already merged at staging). */

@@ -2,6 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-artifacts.ts';
 import * as m0003 from './0003-keyframe-indexes.ts';
+import * as m0004 from './0004-subtitle-sidecars.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0001-initial': m0001,
   '0002-artifacts': m0002,
   '0003-keyframe-indexes': m0003,
+  '0004-subtitle-sidecars': m0004,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */
