@@ -8,6 +8,9 @@ import { type HlsPlan, planHls, renditionIds } from '../domain/hls/hls-plan.ts';
 import { renderMasterPlaylist, renderMediaPlaylist } from '../domain/hls/playlists.ts';
 import { type HlsSegment, planSegments } from '../domain/hls/segment-plan.ts';
 import type { Capabilities } from '../domain/media/capabilities.ts';
+import type { PlaybackDecision } from '../domain/playback/decision-types.ts';
+import type { DeviceProfile } from '../domain/playback/device-profiles.ts';
+import type { LibraryFileRow } from '../repositories/library.repository.ts';
 import { AppError } from '../errors.ts';
 import { sourceKeyOf } from './artifact-index.ts';
 import type { ArtifactService } from './artifact.service.ts';
@@ -61,6 +64,8 @@ interface Job {
   error: string | null;
   /** Kept running to the end whoever watches (prewarm). */
   pinned: boolean;
+  /** Requests waiting for a segment this run will make: while any waits, nobody restarts it. */
+  waiters: number;
   speed: number | null;
   slowSince: number | null;
   finished: Promise<void>;
@@ -103,6 +108,8 @@ export class HlsService {
   private readonly sessions = new Map<string, Session>();
   /** (file, device) → session key, so a request does not re-plan every time. */
   private readonly byFile = new Map<string, string>();
+  /** Sessions being set up (planning, keyframes, what is on disk), by file key. */
+  private readonly creating = new Map<string, Promise<Session>>();
   private nextJobId = 1;
   /** How many conversion runs this process started (tests: a prewarmed film starts none). */
   readonly counts = { runsStarted: 0 };
@@ -141,6 +148,27 @@ export class HlsService {
     const known = this.byFile.get(fileKey);
     const existing = known === undefined ? undefined : this.sessions.get(known);
     if (existing !== undefined) return existing;
+    // Two players asking at once get one session: two would each run a conversion of the same
+    // film, one of them unseen by the slot count.
+    let creating = this.creating.get(fileKey);
+    if (creating === undefined) {
+      creating = this.createSession(fileId, fileKey, needs.file, profile, decision, caps).finally(() =>
+        this.creating.delete(fileKey),
+      );
+      this.creating.set(fileKey, creating);
+    }
+    return creating;
+  }
+
+  private async createSession(
+    fileId: number,
+    fileKey: string,
+    file: LibraryFileRow,
+    profile: DeviceProfile,
+    decision: PlaybackDecision,
+    caps: Capabilities,
+  ): Promise<Session> {
+    const duration = caps.duration_seconds ?? 0;
     if (!this.deps.ffmpegAvailable) {
       throw new AppError('service_unavailable', {
         message: 'ffmpeg is not installed: nothing can be converted.',
@@ -160,7 +188,7 @@ export class HlsService {
       keyframes = index.times;
     }
     const segments = planSegments({
-      durationSeconds: caps.duration_seconds,
+      durationSeconds: duration,
       keyframes,
       targetSeconds: plan.segmentSeconds,
     });
@@ -303,13 +331,20 @@ export class HlsService {
     for (;;) {
       if (s.stored.get(rendition)?.has(index) === true) return this.file(s, rendition, `${index}.m4s`);
       const job = s.job;
-      if (job !== null && !job.ended && job.error === null && this.reachesSoon(s, job, rendition, index)) {
-        await this.changed(s, deadline);
-        continue;
-      }
-      if (job !== null && !job.ended && job.pinned && index >= job.start) {
-        // A prewarm run is never stopped for a player: wait for it.
-        await this.changed(s, deadline);
+      const running = job !== null && !job.ended;
+      if (
+        running &&
+        job.error === null &&
+        (this.reachesSoon(s, job, rendition, index) || (job.pinned && index >= job.start))
+      ) {
+        // The running run gets there (a prewarm run is never stopped for a player): wait for it,
+        // counted, so no other request stops it under us.
+        job.waiters++;
+        try {
+          await this.changed(s, deadline);
+        } finally {
+          job.waiters--;
+        }
         continue;
       }
       if (job !== null && job.ended && job.error !== null && job.start === index) {
@@ -319,8 +354,13 @@ export class HlsService {
           hint: 'GET /api/health says which ffmpeg is in use; the server log has the details.',
         });
       }
+      if (running && job.waiters > 0) {
+        // Another player waits for this run: its segment first, then ours (two players seeking to
+        // different places take turns instead of stopping each other's runs before either is served).
+        await this.changed(s, deadline);
+        continue;
+      }
       await this.restart(s, index);
-      await this.changed(s, deadline);
     }
   }
 
@@ -381,6 +421,7 @@ export class HlsService {
       ended: false,
       error: null,
       pinned,
+      waiters: 0,
       speed: null,
       slowSince: null,
       finished: Promise.resolve(),

@@ -27,9 +27,9 @@ async function makeTranscode(path: string, seconds: number, frequency = 440): Pr
  * The server's ffmpeg reads its input at half real time (`-readrate 0.5`), as a machine too slow for
  * the conversion would: runs last long enough to be seen, measured and stopped, without a sleep.
  */
-function halfSpeedFfmpeg(dir: string): string {
-  const path = join(dir, 'ffmpeg-half-speed');
-  writeFileSync(path, `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate 0.5 "$@"\n`);
+function halfSpeedFfmpeg(dir: string, rate = 0.5): string {
+  const path = join(dir, `ffmpeg-at-${rate}x`);
+  writeFileSync(path, `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate ${rate} "$@"\n`);
   chmodSync(path, 0o755);
   return path;
 }
@@ -126,5 +126,32 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
     const now = await segment('second', 0);
     assert.equal(now.status, 200);
     await now.arrayBuffer();
+  });
+
+  it('two players far apart take turns: each gets its segment, neither run is stopped before it serves', async () => {
+    // Real time: a run needs ~4 s per segment, so two players that stopped each other's runs at
+    // every request would never be served (each request waits at most 15 s).
+    const realTime = await startTestServer({ REELSHELF_FFMPEG: halfSpeedFfmpeg(dir, 1) });
+    try {
+      const played = await registerFiles(realTime.server.database.db, dir, {
+        far: join(dir, 'Second (2002).mkv'),
+      });
+      await realTime.server.services.analysis.analyzePending();
+      const id = played.far?.fileId ?? 0;
+      const q = new URLSearchParams({
+        device: 'web',
+        token: realTime.server.services.tokens.sign(id, 'web'),
+      });
+      const get = (index: number) => fetch(`${realTime.url}/stream/media_file/${id}/hls/v/${index}.m4s?${q}`);
+      const [start, end] = await Promise.all([get(0), get(2)]);
+      assert.equal(start.status, 200, 'the player at the start');
+      assert.equal(end.status, 200, 'the player near the end');
+      await start.arrayBuffer();
+      await end.arrayBuffer();
+      const runs = realTime.server.services.hls.counts.runsStarted;
+      assert.ok(runs <= 3, `${runs} conversion runs for two segments: the players stopped each other's runs`);
+    } finally {
+      await realTime.close();
+    }
   });
 });
