@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 
 export interface LibraryMovieRow {
@@ -35,6 +36,8 @@ export interface LibraryFileRow {
   analyzed_fingerprint: string | null;
   position_seconds: number | null;
   watched: number | null;
+  /** The file's subtitle sidecars as a JSON array of subtitle_sidecars rows ('[]' without any). */
+  sidecars_json: string;
 }
 
 export interface CreditNameRow {
@@ -108,6 +111,12 @@ export class LibraryRepository {
         'f.analyzed_fingerprint',
         'w.position_seconds',
         'w.watched',
+        // One indexed lookup per file (unique media_file_id, relative_path): no sidecar, no cost.
+        sql<string>`(select coalesce(json_group_array(json_object(
+            'relative_path', s.relative_path, 'size_bytes', s.size_bytes, 'mtime_ms', s.mtime_ms,
+            'format', s.format, 'kind', s.kind, 'language', s.language, 'title', s.title,
+            'forced', s.forced, 'default', s."default", 'sdh', s.sdh)), '[]')
+          from subtitle_sidecars s where s.media_file_id = f.id)`.as('sidecars_json'),
       ]);
   }
 

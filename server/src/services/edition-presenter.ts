@@ -1,7 +1,10 @@
 import type { AudioTrackInfo, LibraryEdition, PhysicalCopyInfo } from '@reelshelf/contract';
 import type { Capabilities } from '../domain/media/capabilities.ts';
 import { integrityProblems } from '../domain/media/integrity.ts';
+import { defaultSubtitle } from '../domain/playback/assess-subtitles.ts';
 import { decidePlayback } from '../domain/playback/decide-playback.ts';
+import { asCapability, type SidecarFacts, subtitleTracksOf } from '../domain/subtitles/subtitle-list.ts';
+import type { SubtitleTrack } from '../domain/subtitles/subtitle-track.ts';
 import type {
   AnalysisState,
   PlaybackDecision,
@@ -61,6 +64,24 @@ const LADDER: Record<PlaybackPrediction, number> = {
 };
 
 /** Reads a stored capabilities record; a record that does not parse counts as not analysed. */
+/** The listing's sidecars_json ('[]' without sidecars); a damaged value reads as none. */
+function readSidecars(json: string | null | undefined): SidecarFacts[] {
+  if (json === null || json === undefined || json === '' || json === '[]') return [];
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed)
+      ? parsed.filter(
+          (row): row is SidecarFacts =>
+            typeof row === 'object' &&
+            row !== null &&
+            typeof (row as SidecarFacts).relative_path === 'string',
+        )
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 export function readCapabilities(json: string | null): Capabilities | null {
   if (json === null) return null;
   try {
@@ -115,8 +136,23 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     return { audio: this.settings.audioEncoders, video: this.settings.videoEncoders };
   }
 
+  /**
+   * What the analysis found, with the file's sidecar subtitles appended to its subtitle tracks
+   * (numbered as URLs number them), so the decision weighs every track a player can be given.
+   */
   capabilitiesOf(file: LibraryFileRow): Capabilities | null {
-    return readCapabilities(file.capabilities_json);
+    const caps = readCapabilities(file.capabilities_json);
+    if (caps === null) return null;
+    return {
+      ...caps,
+      subtitles: subtitleTracksOf(caps.subtitles, readSidecars(file.sidecars_json)).map(asCapability),
+    };
+  }
+
+  /** The file's subtitle tracks, embedded then sidecars, as one numbered list. */
+  subtitleTracksOf(file: LibraryFileRow): SubtitleTrack[] {
+    const caps = readCapabilities(file.capabilities_json);
+    return subtitleTracksOf(caps?.subtitles ?? [], readSidecars(file.sidecars_json));
   }
 
   /** The decision alone (streaming and prewarm use it too: one rule for listing and playing). */
@@ -124,7 +160,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     file: LibraryFileRow,
     profile: DeviceProfile,
   ): { decision: PlaybackDecision; caps: Capabilities | null } {
-    const caps = readCapabilities(file.capabilities_json);
+    const caps = this.capabilitiesOf(file);
     const decision = decidePlayback({
       capabilities: caps,
       analysis: analysisState(file, caps),
@@ -141,7 +177,9 @@ export class PlaybackEditionPresenter implements EditionPresenter {
 
   present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition {
     const profile = this.devices.resolve(device);
-    const { decision, caps } = this.decide(file, profile);
+    const { decision, caps: withSidecars } = this.decide(file, profile);
+    // The edition shows what the analysis found; sidecars are listed by the playback endpoint.
+    const caps = readCapabilities(file.capabilities_json);
     const problems =
       file.status === 'missing'
         ? []
@@ -158,10 +196,13 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     const selectedAudio =
       caps?.audio.find((a) => a.track === decision.selectedAudioTrack) ?? caps?.audio[0] ?? null;
     const duration = caps?.duration_seconds ?? null;
+    const urls = this.tokens.playbackUrls(file.id, profile.id);
+    // The track shown by default, as WebVTT; an image track cannot be (it is burned in instead).
+    const shown = defaultSubtitle(withSidecars?.subtitles ?? [], selectedAudio?.language ?? null);
     const edition: LibraryEdition = {
       media_file_id: file.id,
       label: editionLabel(file, caps),
-      stream_url: this.tokens.streamUrl(file.id, profile.id),
+      stream_url: urls.streamUrl,
       integrity_flagged: flagged,
       capabilities: caps === null ? {} : { ...caps },
       compatibility: {
@@ -189,7 +230,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
       physical_copy: copy,
       resume_position_seconds: file.position_seconds ?? 0,
       watched: file.watched === 1,
-      subtitle_url: null,
+      subtitle_url: shown !== undefined && shown.kind === 'text' ? urls.subtitleUrl(shown.track) : null,
     };
     if (duration !== null) edition.duration_seconds = Math.round(duration);
     const analysis = analysisState(file, caps);

@@ -14,6 +14,7 @@ import type { SubtitleDelivery, SubtitlePlan, SubtitleSelection } from './decisi
 import type { DeviceProfile } from './device-profile-types.ts';
 import { listAllows } from './device-profiles.ts';
 import { subtitleCodecName } from './display-names.ts';
+import { languageCode } from '../subtitles/sidecar-name.ts';
 
 const STYLED_TEXT = new Set(['ass', 'ssa']);
 
@@ -86,8 +87,10 @@ export function defaultSubtitle(
   audioLanguage: string | null,
 ): SubtitleCapabilities | undefined {
   const eligible = subs.filter((sub) => !(sub.external === true && sub.kind === 'image'));
+  // One code per language: MP4 writes ISO 639-2/T (fra), Matroska and sidecars /B (fre).
+  const audio = audioLanguage === null ? null : (languageCode(audioLanguage) ?? audioLanguage);
   const sameLanguage = (sub: SubtitleCapabilities) =>
-    sub.language === null || audioLanguage === null || sub.language === audioLanguage;
+    sub.language === null || audio === null || (languageCode(sub.language) ?? sub.language) === audio;
   return eligible.find((sub) => sub.forced && sameLanguage(sub)) ?? eligible.find((sub) => sub.default);
 }
 

@@ -5,6 +5,7 @@
 import { iso6392 } from 'iso-639-2';
 import type { SubtitleCapabilities } from '../media/capabilities.ts';
 import { defaultSubtitle } from '../playback/assess-subtitles.ts';
+import { languageCode } from './sidecar-name.ts';
 import type { SubtitleTrack } from './subtitle-track.ts';
 
 const NAMES = new Map<string, string>();
@@ -62,4 +63,87 @@ export function defaultSubtitleIndex(
   audioLanguage: string | null,
 ): number | null {
   return defaultSubtitle(tracks.map(asCapability), audioLanguage)?.track ?? null;
+}
+
+/** A sidecar as the scan recorded it (a subtitle_sidecars row; flags as 0/1 or booleans). */
+export interface SidecarFacts {
+  relative_path: string;
+  size_bytes: number;
+  mtime_ms: number;
+  format: string;
+  kind: string;
+  language: string | null;
+  title: string | null;
+  forced: number | boolean;
+  default: number | boolean;
+  sdh: number | boolean;
+}
+
+/**
+ * A stream title that says the track is for the deaf and hard of hearing: `SDH`, `English (SDH)`,
+ * `[HI]`, `CC`, "Hearing Impaired", "Hard of Hearing". `HI` and `CC` count in capitals only (a title
+ * saying "Hi" is not a flag).
+ */
+const SDH_TITLE = /\bsdh\b|hearing[\s_-]*impaired|hard[\s_-]+of[\s_-]+hearing|\bdeaf\b/i;
+const SDH_TITLE_CAPITALS = /\b(?:HI|CC)\b/;
+
+function isSdhTitle(title: string | null): boolean {
+  return title !== null && (SDH_TITLE.test(title) || SDH_TITLE_CAPITALS.test(title));
+}
+
+function fileName(relativePath: string): string {
+  return relativePath.split('/').at(-1) ?? relativePath;
+}
+
+/** By file name (case-insensitive), then path: the same order on every machine (no locale collation). */
+function bySidecarName(a: SidecarFacts, b: SidecarFacts): number {
+  const na = fileName(a.relative_path).toLowerCase();
+  const nb = fileName(b.relative_path).toLowerCase();
+  if (na !== nb) return na < nb ? -1 : 1;
+  return a.relative_path < b.relative_path ? -1 : a.relative_path > b.relative_path ? 1 : 0;
+}
+
+/**
+ * The one numbered list of a file's subtitle tracks: the embedded streams in stream order, then the
+ * sidecars by file name. Every place that numbers tracks (URLs, the decision, HLS, the playback
+ * endpoint) goes through here, so an index means the same track everywhere.
+ */
+export function subtitleTracksOf(
+  embedded: readonly SubtitleCapabilities[],
+  sidecars: readonly SidecarFacts[],
+): SubtitleTrack[] {
+  const tracks: SubtitleTrack[] = [...embedded]
+    .filter((sub) => sub.external !== true)
+    .sort((a, b) => a.track - b.track)
+    .map((sub, position) => ({
+      index: position,
+      source: { kind: 'embedded', stream: sub.track },
+      format: sub.codec,
+      kind: sub.kind,
+      // MP4 stores ISO 639-2/T (`fra`, `deu`), Matroska mostly /B: one code per language, as sidecars.
+      language: sub.language === null ? null : (languageCode(sub.language) ?? sub.language),
+      title: sub.title,
+      forced: sub.forced,
+      default: sub.default,
+      sdh: isSdhTitle(sub.title),
+    }));
+  for (const row of [...sidecars].sort(bySidecarName)) {
+    tracks.push({
+      index: tracks.length,
+      source: {
+        kind: 'sidecar',
+        relativePath: row.relative_path,
+        sizeBytes: Number(row.size_bytes),
+        mtimeMs: Number(row.mtime_ms),
+      },
+      format: row.format,
+      kind: row.kind === 'image' ? 'image' : 'text',
+      language: row.language,
+      title: row.title,
+      forced: Boolean(row.forced),
+      default: Boolean(row.default),
+      sdh: Boolean(row.sdh),
+    });
+  }
+  return tracks;
 }
