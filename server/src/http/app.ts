@@ -19,6 +19,7 @@ import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerPlaybackRoutes } from './routes/playback.routes.ts';
 import { registerHlsRoutes } from './routes/hls.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
+import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
 export interface HttpOptions {
@@ -119,6 +120,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
     registerPlaybackRoutes(api, services.playback);
     registerHlsRoutes(api, services.hls, services.streams, services.tokens, options.apiToken);
+    registerSubtitleRoutes(api, services.subtitles, services.streams, options.apiToken);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);

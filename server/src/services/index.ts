@@ -34,6 +34,7 @@ import { PlaybackService } from './playback.service.ts';
 import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
 import { SubtitleTrackService } from './subtitle-track.service.ts';
+import { SubtitleVttService } from './subtitle-vtt.service.ts';
 import { SystemStatusService } from './system-status.service.ts';
 import { WatchStateService } from './watch-state.service.ts';
 
@@ -65,6 +66,8 @@ export interface Services {
   importExport: ImportExportService;
   /** A media file's subtitle tracks: embedded streams, then the sidecar files the scan found. */
   subtitleTracks: SubtitleTrackService;
+  /** A text subtitle track as WebVTT (GET /stream/media_file/{id}/subtitles/{index}.vtt), converted once and cached. */
+  subtitles: SubtitleVttService;
 }
 
 export interface ServiceDeps {
@@ -229,5 +232,13 @@ export function buildServices(deps: ServiceDeps): Services {
     barcodes,
     importExport,
     subtitleTracks: new SubtitleTrackService(deps.db),
+    subtitles: new SubtitleVttService({
+      db: deps.db,
+      tracks: new SubtitleTrackService(deps.db),
+      paths,
+      store,
+      ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
+      ffmpegAvailable: deps.tools.ffmpeg.available,
+    }),
   };
 }

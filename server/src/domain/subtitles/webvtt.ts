@@ -33,6 +33,11 @@ export interface ConvertOptions {
    * (`{1}{1}25`): the video's frame rate. Default 23.976 (24000/1001).
    */
   frameRate?: number | null;
+  /**
+   * For ASS/SSA: the events' times in milliseconds, when known better than the text says (see
+   * {@link parseAss}); each event takes the one within its centisecond rounding.
+   */
+  exactTimes?: readonly CueTiming[];
 }
 
 export type SubtitleFormatProblem = 'binary' | 'no_cues' | 'not_webvtt' | 'unknown_format';
@@ -109,7 +114,7 @@ function convertAs(text: string, format: TextSubtitleFormat, options: ConvertOpt
     format === 'srt'
       ? parseSrt(text)
       : format === 'ass'
-        ? parseAss(text)
+        ? parseAss(text, options.exactTimes)
         : parseMicroDvd(text, options.frameRate ?? null);
   if (cues.length === 0) {
     throw new SubtitleFormatError('no_cues', `The file holds no ${FORMAT_LABELS[format]} cue.`);
@@ -429,7 +434,7 @@ const isOn = (value: string | undefined) => value !== undefined && value.trim() 
  * `\N`, `\n` line breaks, `\h` a space; override blocks `{\i1}…{\i0}`, `\b`, `\u`, `\r` read, every
  * other override (positions, colours, fonts, karaoke, transforms) dropped, drawings (`\p1`) dropped.
  */
-export function parseAss(text: string): WebVttCue[] {
+export function parseAss(text: string, exactTimes?: readonly CueTiming[]): WebVttCue[] {
   const lines = normaliseText(text).split('\n');
   const styles = new Map<string, AssStyle>();
   let section = '';
@@ -480,6 +485,7 @@ export function parseAss(text: string): WebVttCue[] {
       text: field('text') ?? '',
     });
   }
+  if (exactTimes !== undefined) retime(events, exactTimes);
   const cues: WebVttCue[] = [];
   const seen = new Set<string>();
   for (const event of events) {
@@ -492,6 +498,59 @@ export function parseAss(text: string): WebVttCue[] {
     cues.push(...cue(event.startMs, event.endMs, textOut));
   }
   return cues;
+}
+
+export interface CueTiming {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * Gives ASS events the millisecond times of the same events read elsewhere (ffmpeg's `.ass` output
+ * rounds the packets' millisecond times to centiseconds; its SubRip output of the same stream keeps
+ * them): each event takes the unused timing nearest to its own within a centisecond's rounding (start
+ * ±10 ms, end ±20 ms, as the end is a rounded start plus a rounded duration), else keeps its own.
+ */
+function retime(events: CueTiming[], exact: readonly CueTiming[]): void {
+  const sorted = exact.map((t, i) => ({ ...t, i })).sort((a, b) => a.startMs - b.startMs || a.i - b.i);
+  const used = new Set<number>();
+  for (const event of events) {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid]?.startMs ?? 0) < event.startMs - 10) lo = mid + 1;
+      else hi = mid;
+    }
+    let best = -1;
+    let bestCost = Number.POSITIVE_INFINITY;
+    for (let j = lo; j < sorted.length; j += 1) {
+      const t = sorted[j];
+      if (t === undefined || t.startMs > event.startMs + 10) break;
+      const endOff = Math.abs(t.endMs - event.endMs);
+      if (used.has(j) || endOff > 20) continue;
+      const cost = Math.abs(t.startMs - event.startMs) + endOff;
+      if (cost < bestCost) {
+        best = j;
+        bestCost = cost;
+      }
+    }
+    const match = sorted[best];
+    if (match === undefined) continue;
+    used.add(best);
+    event.startMs = match.startMs;
+    event.endMs = match.endMs;
+  }
+}
+
+/** The times of every cue of a SubRip text, cues without text included (for {@link parseAss}'s retiming). */
+export function subripTimings(text: string): CueTiming[] {
+  return normaliseText(text)
+    .split('\n')
+    .flatMap((line) => {
+      const timing = parseTimingLine(line);
+      return timing === null ? [] : [timing];
+    });
 }
 
 function applyStyle(builder: CueTextBuilder, style: AssStyle | null): void {

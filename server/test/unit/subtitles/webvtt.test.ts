@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import webvttParser from 'webvtt-parser';
+import { buildSubtitleExtractionArgs } from '../../../src/domain/subtitles/extract-command.ts';
 import {
   checkWebVtt,
   escapeCueText,
@@ -11,6 +12,7 @@ import {
   serializeWebVtt,
   sniffSubtitleFormat,
   SubtitleFormatError,
+  subripTimings,
   toWebVtt,
 } from '../../../src/domain/subtitles/webvtt.ts';
 
@@ -267,6 +269,33 @@ Dialogue: Marked=0,0:00:00.50,0:00:01.75,*Default,,0000,0000,0000,,Old school
     );
   });
 
+  it("exact times: each event takes the millisecond timing within its centisecond's rounding", () => {
+    const ass = `${ASS_HEADER}Dialogue: 0,0:00:01.25,0:00:03.47,Default,,0,0,0,,Top
+Dialogue: 0,0:00:01.25,0:00:03.47,Default,,0,0,0,,Bottom
+Dialogue: 0,0:00:05.00,0:00:06.00,Default,,0,0,0,,No match keeps its own
+`;
+    const exactTimes = [
+      { startMs: 1_251, endMs: 3_471 },
+      { startMs: 1_254, endMs: 3_474 },
+      { startMs: 9_000, endMs: 9_500 },
+    ];
+    assert.deepEqual(parsed(toWebVtt(ass, 'ass', { exactTimes }).vtt), [
+      [1_251, 3_471, 'Top'],
+      [1_254, 3_474, 'Bottom'],
+      [5_000, 6_000, 'No match keeps its own'],
+    ]);
+  });
+
+  it('subripTimings reads every timing line, cues without text too', () => {
+    assert.deepEqual(
+      subripTimings('1\r\n00:00:01,251 --> 00:00:03,471\r\n\r\n2\r\n00:00:05,000 --> 00:00:06,000\r\nx\r\n'),
+      [
+        { startMs: 1_251, endMs: 3_471 },
+        { startMs: 5_000, endMs: 6_000 },
+      ],
+    );
+  });
+
   it('parseAss without events finds nothing', () => {
     assert.deepEqual(parseAss(ASS_HEADER), []);
   });
@@ -377,5 +406,39 @@ describe('serializeWebVtt', () => {
       ]),
       'WEBVTT\n\n00:00:01.000 --> 00:00:02.000\na1\n\n00:00:01.000 --> 00:00:04.000\na2\n\n00:00:02.000 --> 00:00:03.000\nb\n',
     );
+  });
+});
+
+describe('buildSubtitleExtractionArgs', () => {
+  it('copies SubRip, ASS and WebVTT, converts the rest to SubRip; ASS twice (text, then times)', () => {
+    const command = buildSubtitleExtractionArgs('/m/film.mkv', [
+      { stream: 0, codec: 'srt' },
+      { stream: 1, codec: 'ass' },
+      { stream: 3, codec: 'mov_text' },
+      { stream: 4, codec: 'webvtt' },
+    ]);
+    assert.deepEqual(command.args, [
+      ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-copyts', '-i', '/m/film.mkv'],
+      ...['-map', '0:s:0', '-c:s', 'copy', '-f', 'srt', 'pipe:3'],
+      ...['-map', '0:s:1', '-c:s', 'copy', '-f', 'ass', 'pipe:4'],
+      ...['-map', '0:s:1', '-c:s', 'srt', '-f', 'srt', 'pipe:5'],
+      ...['-map', '0:s:3', '-c:s', 'srt', '-f', 'srt', 'pipe:6'],
+      ...['-map', '0:s:4', '-c:s', 'copy', '-f', 'webvtt', 'pipe:7'],
+    ]);
+    assert.deepEqual(command.outputs, [
+      { stream: 0, role: 'text' },
+      { stream: 1, role: 'text' },
+      { stream: 1, role: 'timings' },
+      { stream: 3, role: 'text' },
+      { stream: 4, role: 'text' },
+    ]);
+  });
+
+  it('without timings an ASS stream has one pipe', () => {
+    const command = buildSubtitleExtractionArgs('/m/a.mkv', [{ stream: 2, codec: 'ssa' }], {
+      timings: false,
+    });
+    assert.deepEqual(command.outputs, [{ stream: 2, role: 'text' }]);
+    assert.deepEqual(command.args.slice(-7), ['-map', '0:s:2', '-c:s', 'copy', '-f', 'ass', 'pipe:3']);
   });
 });
