@@ -232,6 +232,10 @@ describe('subtitle tracks as WebVTT', () => {
     for (let i = 0; i < garbage.length; i += 1) garbage[i] = (i * 2654435761) >>> 24;
     writeFileSync(join(dir, `${SIDECARS}.de.srt`), garbage);
     writeFileSync(join(dir, `${SIDECARS}.it.srt`), 'Just some notes about the film,\nno cue at all.\n');
+    writeFileSync(
+      join(dir, `${SIDECARS}.es.sub`),
+      iconv.encode('{25}{50}Hola|señor\r\n{100}{137}{y:i}Adiós\r\n', 'windows-1252'),
+    );
     writeFileSync(join(dir, `${SIDECARS}.sup`), Buffer.from('PG\0\0\0\0\0\0\0\0\x16'));
 
     t = await startTestServer();
@@ -252,7 +256,7 @@ describe('subtitle tracks as WebVTT', () => {
 
   it('the scan found every track the tests use', () => {
     assert.deepEqual([...fileIds.keys()].sort(), ['Embedded', 'Movtext', 'Sidecars']);
-    assert.equal(tracksOf.get('Sidecars')?.length, 6);
+    assert.equal(tracksOf.get('Sidecars')?.length, 7);
     assert.deepEqual(
       (tracksOf.get('Embedded') ?? []).map((s) => [s.format, s.language, s.forced]),
       [
@@ -284,6 +288,16 @@ describe('subtitle tracks as WebVTT', () => {
     it('ASS with styles, \\N, italics, an overlap and a drawing', async () => {
       const { cues } = await served('Sidecars', sidecar('Sidecars', '.ass').index);
       assert.deepEqual(cues, ASS_CUES);
+    });
+
+    it("MicroDVD without a frame rate line: the video's 25 fps, not 23.976", async () => {
+      const track = sidecar('Sidecars', '.es.sub');
+      assert.equal(track.format, 'microdvd');
+      const { cues } = await served('Sidecars', track.index);
+      assert.deepEqual(cues, [
+        [1_000, 2_000, 'Hola\nseñor'],
+        [4_000, 5_480, '<i>Adiós</i>'],
+      ]);
     });
 
     it('a binary file named .srt: 422 subtitle_unreadable with message and hint, also the second time', async () => {
