@@ -5,7 +5,14 @@ import { audioCodecString, encodedVideoCodecString, videoCodecString } from '../
 import { Fmp4Splitter } from '../domain/hls/fmp4-splitter.ts';
 import { buildHlsRunArgs, HLS_TIMESTAMP_OFFSET_SECONDS } from '../domain/hls/hls-command.ts';
 import { type HlsPlan, planHls, renditionIds } from '../domain/hls/hls-plan.ts';
-import { renderMasterPlaylist, renderMediaPlaylist } from '../domain/hls/playlists.ts';
+import {
+  renderMasterPlaylist,
+  renderMediaPlaylist,
+  renderSubtitlePlaylist,
+  type SubtitleRendition,
+} from '../domain/hls/playlists.ts';
+import { defaultSubtitleIndex, subtitleLabel } from '../domain/subtitles/subtitle-list.ts';
+import type { SubtitleTrack } from '../domain/subtitles/subtitle-track.ts';
 import { type HlsSegment, planSegments } from '../domain/hls/segment-plan.ts';
 import type { Capabilities } from '../domain/media/capabilities.ts';
 import type { PlaybackDecision } from '../domain/playback/decision-types.ts';
@@ -39,6 +46,11 @@ export interface HlsDeps {
   threads: number;
   /** A run nobody asked anything of for this long is stopped (REELSHELF_HLS_IDLE_SECONDS). */
   idleMs: number;
+  /** A file's subtitle tracks and their WebVTT (text tracks become the SUBTITLES rendition group). */
+  subtitles?: {
+    tracks(fileId: number): Promise<SubtitleTrack[]>;
+    vtt(fileId: number, index: number): Promise<{ file: StoredFile; etag: string }>;
+  };
   /** A run below real time for this long is said to players (default 30 s). */
   slowWarningMs?: number;
   now?: () => number;
@@ -284,7 +296,70 @@ export class HlsService {
         averageBandwidth: Math.round(videoBitrate),
       },
       audio,
+      subtitles: await this.subtitleRenditions(s, query),
     });
+  }
+
+  /** Text subtitle tracks as WebVTT renditions (image tracks cannot be: they are burned in on request). */
+  private async subtitleRenditions(s: Session, query: string): Promise<SubtitleRendition[]> {
+    if (this.deps.subtitles === undefined) return [];
+    const tracks = await this.deps.subtitles.tracks(s.fileId);
+    const audio = s.plan.audio.find((a) => a.isDefault) ?? s.plan.audio[0];
+    const shown = defaultSubtitleIndex(tracks, audio?.language ?? null);
+    // A track burned into this presentation's picture is not offered again as text.
+    const burned = s.plan.video !== null && s.plan.video !== 'copy' ? s.plan.video.burnSubtitle : null;
+    return tracks
+      .filter((t) => t.kind === 'text' && t.index !== burned)
+      .map((t) => ({
+        uri: `hls/s${t.index}/index.m3u8?${query}`,
+        name: subtitleLabel(t),
+        language: t.language,
+        isDefault: t.index === shown,
+        forced: t.forced,
+      }));
+  }
+
+  /** The media playlist of a subtitle rendition: the whole film's cues in one WebVTT segment. */
+  async subtitlePlaylist(fileId: number, device: string, index: number, query: string): Promise<string> {
+    const s = await this.session(fileId, device);
+    await this.requireTextTrack(s, index);
+    this.touch(s);
+    return renderSubtitlePlaylist({ durationSeconds: s.caps.duration_seconds ?? 0, uri: `0.vtt?${query}` });
+  }
+
+  /**
+   * The WebVTT segment of a subtitle rendition: the track's WebVTT with an `X-TIMESTAMP-MAP` saying
+   * that cue time 0 is media time {@link HLS_TIMESTAMP_OFFSET_SECONDS} (the segments' timestamps
+   * are shifted by it), so players line the cues up with the picture (RFC 8216 §3.5).
+   */
+  async subtitleSegment(
+    fileId: number,
+    device: string,
+    index: number,
+  ): Promise<{ body: Buffer; etag: string }> {
+    const s = await this.session(fileId, device);
+    await this.requireTextTrack(s, index);
+    this.touch(s);
+    const source = this.deps.subtitles;
+    if (source === undefined) throw new AppError('not_found', { message: 'No subtitles here.' });
+    const vtt = await source.vtt(fileId, index);
+    const chunks: Buffer[] = [];
+    for await (const chunk of vtt.file.read())
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    return {
+      body: Buffer.from(withTimestampMap(Buffer.concat(chunks).toString('utf8'))),
+      etag: `${vtt.etag.slice(0, -1)}-hls"`,
+    };
+  }
+
+  private async requireTextTrack(s: Session, index: number): Promise<void> {
+    const tracks = (await this.deps.subtitles?.tracks(s.fileId)) ?? [];
+    if (!tracks.some((t) => t.index === index && t.kind === 'text')) {
+      throw new AppError('not_found', {
+        message: `This presentation has no text subtitle track ${index}.`,
+        hint: `GET /api/media-file/${s.fileId}/playback lists the subtitle tracks.`,
+      });
+    }
   }
 
   async mediaPlaylist(fileId: number, device: string, rendition: string, query: string): Promise<string> {
@@ -693,6 +768,19 @@ export class HlsService {
     }
     await Promise.all(runs);
   }
+}
+
+/** MPEG-TS clock ticks per second, the unit of X-TIMESTAMP-MAP's MPEGTS. */
+const MPEGTS_HZ = 90_000;
+
+/** The WebVTT with the header line that maps cue time 0 to the segments' first timestamp. */
+export function withTimestampMap(vtt: string): string {
+  const text = vtt.replace(/^\uFEFF/, '');
+  const map = `X-TIMESTAMP-MAP=MPEGTS:${HLS_TIMESTAMP_OFFSET_SECONDS * MPEGTS_HZ},LOCAL:00:00:00.000`;
+  const end = text.indexOf('\n');
+  const header = end === -1 ? text : text.slice(0, end).replace(/\r$/, '');
+  const rest = end === -1 ? '' : text.slice(end + 1);
+  return `${header}\n${map}\n${rest.replace(/^X-TIMESTAMP-MAP=[^\n]*\n/, '')}`;
 }
 
 /** The picture size the segments have (the encode's cap applied to the source). */

@@ -193,6 +193,15 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // Copied video is cut at its keyframes, read once from the container's index and kept.
   const keyframeSource = new KeyframeIndexService(deps.db, new KeyframeReader(ffprobe), paths, deps.clock);
+  const subtitleTracks = new SubtitleTrackService(deps.db);
+  const subtitles = new SubtitleVttService({
+    db: deps.db,
+    tracks: subtitleTracks,
+    paths,
+    store,
+    ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
+    ffmpegAvailable: deps.tools.ffmpeg.available,
+  });
   const hls = new HlsService({
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -206,6 +215,11 @@ export function buildServices(deps: ServiceDeps): Services {
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
     ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
+    // Text subtitles become the master playlist's WebVTT rendition group.
+    subtitles: {
+      tracks: (fileId) => subtitleTracks.tracks(fileId),
+      vtt: (fileId, index) => subtitles.vtt(fileId, index),
+    },
   });
   artifacts.useHls(hls);
   // A conversion measured slower than real time is said to the player before it stalls.
@@ -225,20 +239,13 @@ export function buildServices(deps: ServiceDeps): Services {
     watch: new WatchStateService(deps.db, deps.clock),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
-    playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings),
+    playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),
     hls,
     artwork,
     enrichment,
     barcodes,
     importExport,
-    subtitleTracks: new SubtitleTrackService(deps.db),
-    subtitles: new SubtitleVttService({
-      db: deps.db,
-      tracks: new SubtitleTrackService(deps.db),
-      paths,
-      store,
-      ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
-      ffmpegAvailable: deps.tools.ffmpeg.available,
-    }),
+    subtitleTracks,
+    subtitles,
   };
 }

@@ -21,7 +21,7 @@ const renditionParams = {
   required: ['id', 'rendition'],
   properties: {
     id: idParams.properties.id,
-    rendition: { type: 'string', pattern: '^(v|a[0-9]{1,3})$' },
+    rendition: { type: 'string', pattern: '^(v|a[0-9]{1,3}|s[0-9]{1,4})$' },
     segment: { type: 'string', maxLength: 32 },
   },
 } as const;
@@ -89,7 +89,10 @@ export function registerHlsRoutes(
     { schema: { params: renditionParams, querystring: query } },
     async (request, reply) => {
       const { device, carried } = authorize(request);
-      const text = await hls.mediaPlaylist(request.params.id, device, request.params.rendition, carried);
+      const { id, rendition } = request.params;
+      const text = rendition.startsWith('s')
+        ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried)
+        : await hls.mediaPlaylist(id, device, rendition, carried);
       return playlist(reply, text);
     },
   );
@@ -101,6 +104,18 @@ export function registerHlsRoutes(
     handler: async (request, reply) => {
       const { device } = authorize(request);
       const { id, rendition, segment } = request.params;
+      if (rendition.startsWith('s')) {
+        if (segment !== '0.vtt') {
+          throw new AppError('not_found', {
+            status: 404,
+            message: 'A subtitle rendition has one segment, 0.vtt.',
+          });
+        }
+        const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)));
+        reply.header('etag', vtt.etag).header('cache-control', STREAM_CACHE_CONTROL);
+        if (request.headers['if-none-match'] === vtt.etag) return reply.code(304).send();
+        return reply.type('text/vtt; charset=utf-8').send(request.method === 'HEAD' ? undefined : vtt.body);
+      }
       const audio = rendition.startsWith('a');
       if (segment === 'init.mp4') return media(request, reply, await hls.init(id, device, rendition), audio);
       const match = /^(\d{1,6})\.m4s$/.exec(segment);
