@@ -120,6 +120,8 @@ export class HlsService {
   private readonly sessions = new Map<string, Session>();
   /** (file, device) → session key, so a request does not re-plan every time. */
   private readonly byFile = new Map<string, string>();
+  /** Prewarms waiting for a conversion slot; woken whenever a run ends. */
+  private readonly slotWaiters = new Set<() => void>();
   /** Sessions being set up (planning, keyframes, what is on disk), by file key. */
   private readonly creating = new Map<string, Promise<Session>>();
   private nextJobId = 1;
@@ -524,6 +526,9 @@ export class HlsService {
       .finally(() => {
         job.ended = true;
         this.notify(s);
+        const waiting = [...this.slotWaiters];
+        this.slotWaiters.clear();
+        for (const wake of waiting) wake();
         void this.evict().catch((err: unknown) => this.deps.log?.warn({ err }, 'segment eviction failed'));
       });
     return job;
@@ -685,6 +690,11 @@ export class HlsService {
           if (lastStart !== null && lastStart.index === index && lastStart.done === count) {
             throw new Error(`the conversion ended without producing segment ${index}`);
           }
+          if (this.activeJobs() >= this.deps.maxJobs) {
+            // Every slot is taken (players converting): a prewarm waits its turn, it does not fail.
+            await this.slotFreed(signal);
+            continue;
+          }
           lastStart = { index, done: count };
           this.startJob(s, index, true);
         } else if (!job.pinned) job.pinned = true; // a player's run: keep it going to the end
@@ -724,6 +734,26 @@ export class HlsService {
       }
     }
     return out;
+  }
+
+  /** Resolves when a run ends (a slot may be free), or after 5 s; rejects when `signal` aborts. */
+  private slotFreed(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', aborted);
+        this.slotWaiters.delete(done);
+        resolve();
+      };
+      const aborted = () => {
+        clearTimeout(timer);
+        this.slotWaiters.delete(done);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      const timer = setTimeout(done, 5_000);
+      signal.addEventListener('abort', aborted, { once: true });
+      this.slotWaiters.add(done);
+    });
   }
 
   /** Number of running conversion runs (for health and tests). */

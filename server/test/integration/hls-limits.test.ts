@@ -154,4 +154,46 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       await realTime.close();
     }
   });
+
+  it('a prewarm that finds every slot taken waits its turn instead of failing', async () => {
+    const short = await makeTranscode(join(dir, 'Short (2005).mkv'), 4, 880);
+    const realTime = await startTestServer({
+      REELSHELF_FFMPEG: halfSpeedFfmpeg(dir, 1),
+      REELSHELF_MAX_CONVERSIONS: '1',
+      REELSHELF_HLS_IDLE_SECONDS: '1',
+    });
+    try {
+      const files = await registerFiles(realTime.server.database.db, dir, {
+        playing: join(dir, 'Second (2002).mkv'),
+        prewarmed: short,
+      });
+      await realTime.server.services.analysis.analyzePending();
+      const hls = realTime.server.services.hls;
+      const playing = files.playing?.fileId ?? 0;
+      const prewarmed = files.prewarmed?.fileId ?? 0;
+      const q = new URLSearchParams({
+        device: 'web',
+        token: realTime.server.services.tokens.sign(playing, 'web'),
+      });
+      const segment = fetch(`${realTime.url}/stream/media_file/${playing}/hls/v/0.m4s?${q}`);
+      await waitFor(
+        () => hls.running() === 1,
+        () => 'the player to take the one slot',
+      );
+      const started = await realTime.api(`/api/media-file/${prewarmed}/prewarm-tv`, { method: 'POST' });
+      assert.equal(started.status, 202);
+      const state = async () =>
+        ((await (await realTime.api(`/api/media-file/${prewarmed}/prewarm-tv`)).json()) as { status: string })
+          .status;
+      assert.equal(await state(), 'building', 'waiting for the slot is building, not a failure');
+      assert.equal((await segment).status, 200);
+      await waitFor(
+        async () => ((await state()) === 'ready' ? true : null),
+        () => 'the prewarm to finish once the player let the slot go',
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+    } finally {
+      await realTime.close();
+    }
+  });
 });
