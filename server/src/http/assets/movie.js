@@ -1,8 +1,8 @@
 /* global document, setTimeout, Element, window */
 // Movie page: the players (a conversion plays through HLS: hls.js, or the browser's own HLS; a direct
-// file plays from its own URL), "Prepare for TV" / "Create compatible audio" (POST prewarm-tv), live
-// progress by polling GET, and Cancel (DELETE). Same-origin fetch sends the session cookie;
-// state-changing calls carry the page's CSRF token.
+// file plays from its own URL; subtitles are the page's <track>s), "Prepare for TV" / "Create
+// compatible audio" (POST prewarm-tv), live progress by polling GET, and Cancel (DELETE).
+// Same-origin fetch sends the session cookie; state-changing calls carry the page's CSRF token.
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
 const POLL_MS = 1000;
@@ -154,6 +154,9 @@ const HLS_CONFIG = {
   manifestLoadPolicy: patientPolicy(60_000, 6),
   playlistLoadPolicy: patientPolicy(60_000, 6),
   fragLoadPolicy: patientPolicy(120_000, 15),
+  // Subtitles are the page's own <track> elements (WebVTT at the film's times, one per text track):
+  // hls.js would add the master's SUBTITLES renditions, the same tracks, a second time.
+  enableWebVTT: false,
 };
 
 function setStatus(box, text, kind = 'info') {
@@ -288,6 +291,9 @@ function playWithHlsJs(video, url) {
 function playNatively(video, url) {
   const box = video.closest('.player-box');
   video.dataset.player = 'native';
+  // The browser lists the master's SUBTITLES renditions itself: the page's <track>s would be the
+  // same tracks twice in its menu.
+  for (const track of video.querySelectorAll('track')) track.remove();
   video.src = url; // preload stays as the page set it: nothing is converted before play
   const tracks = video.audioTracks;
   if (tracks) {

@@ -1,7 +1,9 @@
 import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
-import type { PlaybackInfo } from '../../services/playback.service.ts';
+import type { PlaybackInfo, PlaybackSubtitle } from '../../services/playback.service.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import { formatMinutes } from '../../domain/format-duration.ts';
+import { hlsLanguageTag } from '../../domain/hls/playlists.ts';
+import { subtitleCodecName } from '../../domain/playback/display-names.ts';
 import { badge, copyLocation } from './layout.ts';
 import type { DeviceChoice } from './library.page.ts';
 
@@ -28,6 +30,54 @@ function audioTrack(track: AudioTrackInfo): Html {
   return html`<li>${parts.join(' · ')}</li>`;
 }
 
+/**
+ * One `<track>` per text subtitle of the file (WebVTT, same token as the stream), the default one
+ * marked `default` so the browser shows it. The same `<track>`s serve a direct file and hls.js
+ * (movie.js keeps hls.js from adding the master's SUBTITLES renditions a second time). Without the
+ * playback answer, the edition's `subtitle_url` alone.
+ */
+function subtitleTracks(edition: LibraryEdition, info: PlaybackInfo | null): Html[] {
+  if (info === null) {
+    const url = safeUrl(edition.subtitle_url);
+    return url === null ? [] : [html`<track kind="subtitles" src="${url}" label="Subtitles" default />`];
+  }
+  return info.subtitles.flatMap((s) => {
+    const url = s.kind === 'text' ? safeUrl(s.url) : null;
+    if (url === null) return [];
+    const language = hlsLanguageTag(s.language);
+    return [
+      html`<track
+        kind="subtitles"
+        src="${url}"
+        label="${s.label}"
+        ${language === null ? null : html`srclang="${language}"`}
+        data-subtitle-index="${s.index}"
+        ${s.default ? html`default` : null}
+      />`,
+    ];
+  });
+}
+
+/**
+ * Image tracks (PGS, VobSub, DVB) cannot be a `<track>`: the picture carries them. The track shown
+ * by default is burned in when the edition is converted for it; any other is burned in on request.
+ */
+function imageSubtitleNote(edition: LibraryEdition, info: PlaybackInfo | null): Html | null {
+  const images = (info?.subtitles ?? []).filter((s) => s.kind === 'image');
+  if (images.length === 0) return null;
+  const line = (s: PlaybackSubtitle) =>
+    html`<li data-subtitle-index="${s.index}">
+      ${s.label} ${subtitleCodecName(s.format)} —
+      ${s.default && edition.playback_prediction === 'transcode' ? 'burned into the picture' : 'burned in on request'}
+    </li>`;
+  return html`<div class="note subtitle-images">
+    <p>Picture subtitles (not in the player’s subtitle menu):</p>
+    <ul>
+      ${images.map(line)}
+    </ul>
+  </div>`;
+}
+
 function player(edition: LibraryEdition, device: string, title: string, info: PlaybackInfo | null): Html {
   if (!BROWSER_DEVICES.has(device)) {
     return html`<p class="note">Choose “Chrome/Firefox” or “Safari” above to play it in this browser.</p>`;
@@ -36,7 +86,6 @@ function player(edition: LibraryEdition, device: string, title: string, info: Pl
   if (!edition.is_playable || src === null) {
     return html`<p class="note">This browser cannot play this edition.</p>`;
   }
-  const subtitles = safeUrl(edition.subtitle_url);
   const hls = safeUrl(info?.hls_url);
   // A file that needs converting is built on its first request: only direct files preload.
   const preload = edition.playback_prediction === 'direct' ? 'metadata' : 'none';
@@ -53,7 +102,7 @@ function player(edition: LibraryEdition, device: string, title: string, info: Pl
       data-device="${device}"
       ${hls === null ? null : html`data-hls-url="${hls}"`}
     >
-      ${subtitles === null ? null : html`<track kind="subtitles" src="${subtitles}" label="Subtitles" />`}
+      ${subtitleTracks(edition, info)}
       <p>This browser does not play HTML5 video.</p>
     </video>
     <p class="player-controls" hidden>
@@ -62,6 +111,7 @@ function player(edition: LibraryEdition, device: string, title: string, info: Pl
         <select class="audio-tracks" data-audio-tracks></select>
       </label>
     </p>
+    ${imageSubtitleNote(edition, info)}
     <p class="player-status" role="status" aria-live="polite"></p>
     ${(info?.warnings ?? []).map((w) => html`<p class="note player-warning">${w}</p>`)}
   </div>`;
