@@ -19,6 +19,10 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
   subtitle_unreadable: { status: 422, message: 'The subtitle track cannot be read as subtitles.' },
+  subtitle_burn_unsupported: {
+    status: 422,
+    message: 'This subtitle track cannot be burned into the picture.',
+  },
   upstream_unavailable: { status: 502, message: 'An upstream service did not answer usably.' },
   service_unavailable: { status: 503, message: 'The service is not ready.' },
   conversions_busy: { status: 503, message: 'Every conversion slot of this server is in use.' },

@@ -126,11 +126,11 @@ export class ArtifactService {
     return this.deps.store.resolve('artifacts', finalName(key));
   }
 
-  async needs(fileId: number, device: string): Promise<Needs> {
+  async needs(fileId: number, device: string, subtitleTrack?: number): Promise<Needs> {
     const profile = this.deps.devices.resolve(device);
     const file = await new LibraryRepository(this.deps.db).file(fileId);
     if (file === undefined) throw notFound('media file', fileId);
-    const { decision } = this.deps.editions.decide(file, profile);
+    const { decision } = this.deps.editions.decide(file, profile, subtitleTrack);
     return { file, profile, decision, plan: decision.plan ?? decision.fallbackPlan };
   }
 

@@ -159,6 +159,8 @@ export class PlaybackEditionPresenter implements EditionPresenter {
   decide(
     file: LibraryFileRow,
     profile: DeviceProfile,
+    /** A subtitle track the person picked (burned in when the device cannot show it); else automatic. */
+    subtitleTrack?: number,
   ): { decision: PlaybackDecision; caps: Capabilities | null } {
     const caps = this.capabilitiesOf(file);
     const decision = decidePlayback({
@@ -170,7 +172,8 @@ export class PlaybackEditionPresenter implements EditionPresenter {
       transcodeAvailable: this.settings.transcodeAvailable,
       ffmpegAvailable: this.settings.ffmpegAvailable,
       encoders: { audio: this.settings.audioEncoders, video: this.settings.videoEncoders },
-      artifactReady: this.artifacts.isReady(file, profile.id),
+      artifactReady: subtitleTrack === undefined && this.artifacts.isReady(file, profile.id),
+      ...(subtitleTrack === undefined ? {} : { subtitleTrack }),
     });
     return { decision, caps };
   }

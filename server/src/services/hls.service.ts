@@ -140,8 +140,9 @@ export class HlsService {
   }
 
   /** The presentation of a file on a device; 400 with the incompatibility when nothing plays. */
-  private async session(fileId: number, device: string, forPrewarm = false): Promise<Session> {
-    const needs = await this.deps.artifacts.needs(fileId, device);
+  private async session(fileId: number, device: string, forPrewarm = false, burn?: number): Promise<Session> {
+    if (burn !== undefined) await this.requireBurnable(fileId, burn);
+    const needs = await this.deps.artifacts.needs(fileId, device, burn);
     const { file, profile } = needs;
     // A prewarm prepares what the strict policy would play once ready ("create compatible audio").
     const decision =
@@ -158,7 +159,7 @@ export class HlsService {
     if (!decision.isPlayable) throw this.deps.artifacts.incompatible(needs);
     const caps = this.deps.editions.capabilitiesOf(file);
     if (caps === null || caps.duration_seconds === null) throw this.deps.artifacts.incompatible(needs);
-    const fileKey = `${fileId}:${profile.id}:${sourceKeyOf(file)}`;
+    const fileKey = `${fileId}:${profile.id}:${sourceKeyOf(file)}:${burn ?? 'auto'}`;
     const known = this.byFile.get(fileKey);
     const existing = known === undefined ? undefined : this.sessions.get(known);
     if (existing !== undefined) return existing;
@@ -252,8 +253,8 @@ export class HlsService {
 
   // ------------------------------------------------------------------ playlists
 
-  async masterPlaylist(fileId: number, device: string, query: string): Promise<string> {
-    const s = await this.session(fileId, device);
+  async masterPlaylist(fileId: number, device: string, query: string, burn?: number): Promise<string> {
+    const s = await this.session(fileId, device, false, burn);
     this.touch(s);
     const video = s.caps.video;
     const plan = s.plan;
@@ -322,8 +323,14 @@ export class HlsService {
   }
 
   /** The media playlist of a subtitle rendition: the whole film's cues in one WebVTT segment. */
-  async subtitlePlaylist(fileId: number, device: string, index: number, query: string): Promise<string> {
-    const s = await this.session(fileId, device);
+  async subtitlePlaylist(
+    fileId: number,
+    device: string,
+    index: number,
+    query: string,
+    burn?: number,
+  ): Promise<string> {
+    const s = await this.session(fileId, device, false, burn);
     await this.requireTextTrack(s, index);
     this.touch(s);
     return renderSubtitlePlaylist({ durationSeconds: s.caps.duration_seconds ?? 0, uri: `0.vtt?${query}` });
@@ -338,8 +345,9 @@ export class HlsService {
     fileId: number,
     device: string,
     index: number,
+    burn?: number,
   ): Promise<{ body: Buffer; etag: string }> {
-    const s = await this.session(fileId, device);
+    const s = await this.session(fileId, device, false, burn);
     await this.requireTextTrack(s, index);
     this.touch(s);
     const source = this.deps.subtitles;
@@ -354,6 +362,28 @@ export class HlsService {
     };
   }
 
+  /**
+   * `burn_subtitle`: a track of the file that can be drawn into the picture. A sidecar image track
+   * cannot (the conversion reads the film alone); a text track is shown as text instead.
+   */
+  private async requireBurnable(fileId: number, index: number): Promise<void> {
+    const tracks = (await this.deps.subtitles?.tracks(fileId)) ?? [];
+    const track = tracks.find((t) => t.index === index);
+    if (track === undefined) {
+      throw new AppError('not_found', {
+        message: `Media file ${fileId} has no subtitle track ${index} to burn in.`,
+        hint: `GET /api/media-file/${fileId}/playback lists the subtitle tracks.`,
+      });
+    }
+    if (track.kind === 'image' && track.source.kind === 'sidecar') {
+      throw new AppError('subtitle_burn_unsupported', {
+        status: 422,
+        message: `Subtitle track ${index} is an image file beside the film (${track.format}); only image tracks inside the film can be burned in.`,
+        hint: 'Mux the subtitle file into the film (mkvmerge) and rescan, or choose a text track.',
+      });
+    }
+  }
+
   private async requireTextTrack(s: Session, index: number): Promise<void> {
     const tracks = (await this.deps.subtitles?.tracks(s.fileId)) ?? [];
     if (!tracks.some((t) => t.index === index && t.kind === 'text')) {
@@ -364,8 +394,14 @@ export class HlsService {
     }
   }
 
-  async mediaPlaylist(fileId: number, device: string, rendition: string, query: string): Promise<string> {
-    const s = await this.session(fileId, device);
+  async mediaPlaylist(
+    fileId: number,
+    device: string,
+    rendition: string,
+    query: string,
+    burn?: number,
+  ): Promise<string> {
+    const s = await this.session(fileId, device, false, burn);
     this.requireRendition(s, rendition);
     this.touch(s);
     return renderMediaPlaylist({
@@ -378,8 +414,8 @@ export class HlsService {
   // ------------------------------------------------------------------ segments
 
   /** The initialization section of a rendition, produced by a run when none is stored yet. */
-  async init(fileId: number, device: string, rendition: string): Promise<HlsFile> {
-    const s = await this.session(fileId, device);
+  async init(fileId: number, device: string, rendition: string, burn?: number): Promise<HlsFile> {
+    const s = await this.session(fileId, device, false, burn);
     this.requireRendition(s, rendition);
     this.touch(s);
     const deadline = this.now() + SEGMENT_WAIT_MS;
@@ -394,8 +430,14 @@ export class HlsService {
    * Segment `index` of a rendition: from the cache, or from the running job when it gets there
    * soon, or from a new run started at this segment (the old one stopped).
    */
-  async segment(fileId: number, device: string, rendition: string, index: number): Promise<HlsFile> {
-    const s = await this.session(fileId, device);
+  async segment(
+    fileId: number,
+    device: string,
+    rendition: string,
+    index: number,
+    burn?: number,
+  ): Promise<HlsFile> {
+    const s = await this.session(fileId, device, false, burn);
     this.requireRendition(s, rendition);
     if (!Number.isInteger(index) || index < 0 || index >= s.segments.length) {
       throw new AppError('not_found', {

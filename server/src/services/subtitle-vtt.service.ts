@@ -59,7 +59,7 @@ const hint = {
   unreadable:
     'Replace the subtitle file (or remux the film with a good track) and rescan; the other tracks still play.',
   image:
-    'Image subtitles (PGS, VobSub, DVB) cannot be sent as text: ask for the stream or HLS URL with ?burn_subtitle={index} to have them burned into the picture.',
+    'Image subtitles (PGS, VobSub, DVB) cannot be sent as text: add &burn_subtitle={index} to the HLS URL (hls_url of GET /api/media-file/{id}/playback) to have them burned into the picture.',
 } as const;
 
 /**

@@ -13,6 +13,8 @@ const query = {
   properties: {
     device: { type: 'string', maxLength: 64 },
     token: { type: 'string', maxLength: 256 },
+    /** A subtitle track to draw into the picture (an image track the player cannot show). */
+    burn_subtitle: { type: 'integer', minimum: 0, maximum: 9999 },
   },
 } as const;
 
@@ -26,7 +28,7 @@ const renditionParams = {
   },
 } as const;
 
-type Query = { device?: string; token?: string };
+type Query = { device?: string; token?: string; burn_subtitle?: number };
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
 /**
@@ -52,7 +54,14 @@ export function registerHlsRoutes(
       bearer !== null && secretsEqual(bearer, apiToken),
     );
     const token = request.query.token ?? tokens.sign(request.params.id, device);
-    return { device, carried: new URLSearchParams({ device, token }).toString() };
+    const burn = request.query.burn_subtitle;
+    // Every URI of the presentation carries the same choice, so its playlists and segments agree.
+    const carried = new URLSearchParams({
+      device,
+      token,
+      ...(burn === undefined ? {} : { burn_subtitle: String(burn) }),
+    });
+    return { device, carried: carried.toString(), burn };
   };
 
   const playlist = (reply: FastifyReply, text: string) =>
@@ -79,8 +88,8 @@ export function registerHlsRoutes(
     '/stream/media_file/:id/master.m3u8',
     { schema: { params: idParams, querystring: query } },
     async (request, reply) => {
-      const { device, carried } = authorize(request);
-      return playlist(reply, await hls.masterPlaylist(request.params.id, device, carried));
+      const { device, carried, burn } = authorize(request);
+      return playlist(reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
     },
   );
 
@@ -88,11 +97,11 @@ export function registerHlsRoutes(
     '/stream/media_file/:id/hls/:rendition/index.m3u8',
     { schema: { params: renditionParams, querystring: query } },
     async (request, reply) => {
-      const { device, carried } = authorize(request);
+      const { device, carried, burn } = authorize(request);
       const { id, rendition } = request.params;
       const text = rendition.startsWith('s')
-        ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried)
-        : await hls.mediaPlaylist(id, device, rendition, carried);
+        ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried, burn)
+        : await hls.mediaPlaylist(id, device, rendition, carried, burn);
       return playlist(reply, text);
     },
   );
@@ -102,7 +111,7 @@ export function registerHlsRoutes(
     url: '/stream/media_file/:id/hls/:rendition/:segment',
     schema: { params: renditionParams, querystring: query },
     handler: async (request, reply) => {
-      const { device } = authorize(request);
+      const { device, burn } = authorize(request);
       const { id, rendition, segment } = request.params;
       if (rendition.startsWith('s')) {
         if (segment !== '0.vtt') {
@@ -111,13 +120,14 @@ export function registerHlsRoutes(
             message: 'A subtitle rendition has one segment, 0.vtt.',
           });
         }
-        const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)));
+        const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)), burn);
         reply.header('etag', vtt.etag).header('cache-control', STREAM_CACHE_CONTROL);
         if (request.headers['if-none-match'] === vtt.etag) return reply.code(304).send();
         return reply.type('text/vtt; charset=utf-8').send(request.method === 'HEAD' ? undefined : vtt.body);
       }
       const audio = rendition.startsWith('a');
-      if (segment === 'init.mp4') return media(request, reply, await hls.init(id, device, rendition), audio);
+      if (segment === 'init.mp4')
+        return media(request, reply, await hls.init(id, device, rendition, burn), audio);
       const match = /^(\d{1,6})\.m4s$/.exec(segment);
       if (match === null) {
         throw new AppError('not_found', {
@@ -125,7 +135,7 @@ export function registerHlsRoutes(
           message: 'HLS files are index.m3u8, init.mp4 and <n>.m4s.',
         });
       }
-      return media(request, reply, await hls.segment(id, device, rendition, Number(match[1])), audio);
+      return media(request, reply, await hls.segment(id, device, rendition, Number(match[1]), burn), audio);
     },
   });
 }
