@@ -26,12 +26,12 @@ async function main(): Promise<void> {
   for (const warning of server.services.status.warnings()) process.stdout.write(`warning: ${warning}\n`);
   const url = await server.listen();
   const shown = url.replace('://0.0.0.0', '://127.0.0.1');
-  process.stdout.write(`reelshelf listening on ${shown} (data dir ${config.dataDir})\n`);
-  if (server.apiTokenCreated) {
-    process.stdout.write(
-      `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`,
-    );
-  }
+  // One write: the token is never split from the line that says the server is up (a script that
+  // waits for "listening on" reads the token in the same chunk).
+  const token = server.apiTokenCreated
+    ? `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`
+    : '';
+  process.stdout.write(`reelshelf listening on ${shown} (data dir ${config.dataDir})\n${token}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
