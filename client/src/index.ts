@@ -72,7 +72,11 @@ export interface ClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
-/** A subtitle track a player can show (listed once the server extracts subtitles; empty for now). */
+/**
+ * A subtitle track a player can offer: text tracks carry their WebVTT `url` (server-relative, same
+ * token; resolve it with `client.resolve`), image tracks none (burned in on request with
+ * `&burn_subtitle={index}` on the HLS URL). `default` marks the one track shown by default.
+ */
 export interface PlaybackSubtitle {
   index: number;
   language: string | null;
