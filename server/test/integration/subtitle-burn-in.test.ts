@@ -14,7 +14,12 @@ import { jsonBody, startTestServer, type TestServer } from '../helpers/test-serv
 const run = promisify(execFile);
 
 /** H.264 + AAC in MKV (direct on web) with one PGS track: a white 100×40 box at (110, 180) from 0.2 to 1.8 s. */
-async function withPgs(dir: string, name: string, disposition: 'forced' | '0'): Promise<string> {
+async function withPgs(
+  dir: string,
+  name: string,
+  disposition: 'forced' | '0',
+  codec: 'copy' | 'dvdsub' = 'copy',
+): Promise<string> {
   const sup = join(dir, `${name}.sup.tmp`);
   writeFileSync(sup, pgsSup());
   const path = join(dir, name);
@@ -24,7 +29,7 @@ async function withPgs(dir: string, name: string, disposition: 'forced' | '0'): 
     ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3:sample_rate=48000'],
     ...['-f', 'sup', '-i', sup],
     ...['-map', '0:v', '-map', '1:a', '-map', '2:s'],
-    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-c:s', 'copy'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-c:s', codec],
     ...[
       '-metadata:s:a:0',
       'language=eng',
@@ -76,19 +81,25 @@ describe('image subtitles: a forced track is burned in, any track on request', (
     media = mkdtempSync(join(tmpdir(), 'reelshelf-burn-'));
     await withPgs(media, 'Forced Signs (2006).mkv', 'forced');
     await withPgs(media, 'Optional Signs (2007).mkv', '0');
+    // VobSub (DVD) from the same pictures: ffmpeg encodes bitmap subtitles from bitmap ones.
+    await withPgs(media, 'Forced Vobsub (2008).mkv', 'forced', 'dvdsub');
   });
   after(async () => {
     for (const t of servers) await t.close();
     rmSync(media, { recursive: true, force: true });
   });
 
-  it('a forced PGS track in the audio language: transcode on web, with a subtitle incompatibility', async () => {
+  it('a forced PGS or VobSub track in the audio language: transcode on web, with a subtitle incompatibility', async () => {
     const { edition } = await start();
     const forced = edition('Forced Signs');
     assert.equal(forced?.playback_prediction, 'transcode');
     assert.equal(forced?.compatibility.incompatibility?.type, 'subtitle');
     assert.equal(forced?.compatibility.incompatibility?.code, 'subtitle_image_burn_in_required');
     assert.equal(forced?.subtitle_url, null, 'an image track has no WebVTT');
+    const vobsub = edition('Forced Vobsub');
+    assert.equal(vobsub?.playback_prediction, 'transcode');
+    assert.equal(vobsub?.compatibility.incompatibility?.type, 'subtitle');
+    assert.equal(vobsub?.compatibility.incompatibility?.code, 'subtitle_image_burn_in_required');
     // The same file without a forced track plays directly: an optional image track changes nothing.
     assert.equal(edition('Optional Signs')?.playback_prediction, 'direct');
   });
