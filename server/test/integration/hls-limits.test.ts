@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -45,6 +45,8 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       first: await makeTranscode(join(dir, 'First (2001).mkv'), 12),
       second: await makeTranscode(join(dir, 'Second (2002).mkv'), 12, 660),
     };
+    // A 4-second film (one segment) for the tests that need a run to end soon.
+    await makeTranscode(join(dir, 'Short (2005).mkv'), 4, 880);
     // The same content under another name (a copy on another disk): one presentation with the first.
     copyFileSync(files.first, join(dir, 'First Copy (2001).mkv'));
     Object.assign(files, { copy: join(dir, 'First Copy (2001).mkv') });
@@ -156,7 +158,7 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
   });
 
   it('a prewarm that finds every slot taken waits its turn instead of failing', async () => {
-    const short = await makeTranscode(join(dir, 'Short (2005).mkv'), 4, 880);
+    const short = join(dir, 'Short (2005).mkv');
     const realTime = await startTestServer({
       REELSHELF_FFMPEG: halfSpeedFfmpeg(dir, 1),
       REELSHELF_MAX_CONVERSIONS: '1',
@@ -194,6 +196,34 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       );
     } finally {
       await realTime.close();
+    }
+  });
+
+  it('segments count towards the cache bound: an old presentation goes, the one just played stays', async () => {
+    const bounded = await startTestServer({ REELSHELF_ARTIFACT_CACHE_MB: '16' });
+    try {
+      // What an earlier play left: 20 MB of segments of a presentation nobody plays now.
+      const old = join(bounded.dataDir, 'segments', 'an-earlier-presentation', 'v');
+      mkdirSync(old, { recursive: true });
+      writeFileSync(join(old, '0.m4s'), Buffer.alloc(20 * 1024 * 1024, 1));
+      const files = await registerFiles(bounded.server.database.db, dir, {
+        played: join(dir, 'Short (2005).mkv'),
+      });
+      await bounded.server.services.analysis.analyzePending();
+      const id = files.played?.fileId ?? 0;
+      const q = new URLSearchParams({ device: 'web', token: bounded.server.services.tokens.sign(id, 'web') });
+      const res = await fetch(`${bounded.url}/stream/media_file/${id}/hls/v/0.m4s?${q}`);
+      assert.equal(res.status, 200);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      await waitFor(
+        () => !existsSync(join(bounded.dataDir, 'segments', 'an-earlier-presentation')),
+        () => 'the old presentation to be evicted once the run ended',
+      );
+      const again = await fetch(`${bounded.url}/stream/media_file/${id}/hls/v/0.m4s?${q}`);
+      assert.deepEqual(Buffer.from(await again.arrayBuffer()), bytes, 'the presentation just played is kept');
+      assert.equal(bounded.server.services.hls.counts.runsStarted, 1, 'served from the cache, no second run');
+    } finally {
+      await bounded.close();
     }
   });
 });
