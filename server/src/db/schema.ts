@@ -261,6 +261,18 @@ export interface SubtitleSidecarsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * Full-text index of movies (FTS5, migration 0005), rowid = movies.id, kept by triggers. Contentless:
+ * the columns read back as null; query it with `movie_search MATCH …` and `bm25(movie_search, …)`.
+ */
+export interface MovieSearchTable {
+  rowid: number;
+  title: string | null;
+  original_title: string | null;
+  cast_names: string | null;
+  director_names: string | null;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -283,4 +295,5 @@ export interface Database {
   artifacts: ArtifactsTable;
   keyframe_indexes: KeyframeIndexesTable;
   subtitle_sidecars: SubtitleSidecarsTable;
+  movie_search: MovieSearchTable;
 }

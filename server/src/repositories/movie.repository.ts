@@ -47,6 +47,25 @@ export interface MediaFileSummaryRow {
   edition_label: string | null;
 }
 
+/** Orders of a search's results: best match (bm25), sort title, newest year, newest movie. */
+export type SearchOrder = 'relevance' | 'title' | 'year' | 'recent';
+
+export interface SearchOptions {
+  order?: SearchOrder;
+  /** Only movies with a copy of this disc format. */
+  format?: string;
+  /** Only movies with a copy in this binder. */
+  binder?: string;
+}
+
+/**
+ * bm25 over movie_search's columns (title, original title, cast, directors), lower is better. A word
+ * found in the title counts 50 times one found in the cast: bm25's term part for it stays above the
+ * most a single cast mention can reach, for any movie up to 16 times the average indexed length (a
+ * title match ranks first even in a movie with a long cast list).
+ */
+const SEARCH_RANK = sql`bm25(movie_search, 50.0, 40.0, 1.0, 5.0)`;
+
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
   constructor(private readonly db: Db) {}
@@ -73,29 +92,137 @@ export class MovieRepository {
     return res.numDeletedRows > 0n;
   }
 
-  /**
-   * A page of movies ordered by sort title, optionally filtered by a normalised query that must
-   * appear in the title (matched against normalized_title with LIKE, parameterised).
-   */
-  async list(
-    query: string | null,
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: MovieRow[]; total: number }> {
-    let base = this.db.selectFrom('movies');
-    if (query !== null && query !== '') {
-      const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      base = base.where(sql<boolean>`normalized_title like ${pattern} escape '\\'`);
-    }
-    const rows = await base
+  /** A page of movies ordered by sort title, and how many there are. */
+  async list(limit: number, offset: number): Promise<{ rows: MovieRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('movies')
       .selectAll()
       .orderBy('sort_title')
       .orderBy('id')
       .limit(limit)
       .offset(offset)
       .execute();
-    const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await this.db
+      .selectFrom('movies')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
+  }
+
+  /**
+   * A page of the movies an FTS5 MATCH expression finds in `movie_search` (see
+   * domain/search-query.ts), best match first, and how many it finds.
+   */
+  async search(match: string, limit: number, offset: number): Promise<{ rows: MovieRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('movie_search')
+      .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
+      .selectAll('m')
+      .where(sql<boolean>`movie_search match ${match}`)
+      .orderBy(SEARCH_RANK)
+      .orderBy('m.sort_title')
+      .orderBy('m.id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return { rows, total: await this.searchCount(match, {}) };
+  }
+
+  /**
+   * The ids of the movies a MATCH expression finds, narrowed to those with a copy of a disc format or
+   * in a binder, in an order; `limit` null for all of them.
+   */
+  async searchIds(
+    match: string,
+    options: SearchOptions,
+    limit: number | null,
+    offset: number,
+  ): Promise<number[]> {
+    let query = this.searchQuery(match, options).select('m.id');
+    const order = options.order ?? 'relevance';
+    if (order === 'relevance') query = query.orderBy(SEARCH_RANK).orderBy('m.sort_title');
+    else if (order === 'title') query = query.orderBy('m.sort_title');
+    else if (order === 'year') {
+      query = query
+        .orderBy(sql`m.year is null`)
+        .orderBy('m.year', 'desc')
+        .orderBy('m.sort_title');
+    }
+    query = query.orderBy('m.id', order === 'recent' ? 'desc' : 'asc');
+    const rows = await (limit === null ? query : query.limit(limit).offset(offset)).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** How many movies a MATCH expression finds (with searchIds' format and binder narrowing). */
+  async searchCount(match: string, options: SearchOptions): Promise<number> {
+    const row = await this.searchQuery(match, options)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private searchQuery(match: string, options: SearchOptions) {
+    const { format, binder } = options;
+    return this.db
+      .selectFrom('movie_search')
+      .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
+      .where(sql<boolean>`movie_search match ${match}`)
+      .$if(format !== undefined, (q) =>
+        q.where('m.id', 'in', (eb) =>
+          eb
+            .selectFrom('physical_copies as c')
+            .innerJoin('disc_editions as e', 'e.id', 'c.edition_id')
+            .select('c.movie_id')
+            .where('e.format', '=', format ?? ''),
+        ),
+      )
+      .$if(binder !== undefined, (q) =>
+        q.where('m.id', 'in', (eb) =>
+          eb
+            .selectFrom('physical_copies as c')
+            .innerJoin('binders as b', 'b.id', 'c.binder_id')
+            .select('c.movie_id')
+            .where('b.name', '=', binder ?? ''),
+        ),
+      );
+  }
+
+  /**
+   * What the /library page's filters offer, from the whole library without building it: the disc
+   * formats and binder names of every copy, and how many items /library lists (movies, plus files
+   * matched to none).
+   */
+  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
+    const formats = await this.db
+      .selectFrom('physical_copies as c')
+      .innerJoin('disc_editions as e', 'e.id', 'c.edition_id')
+      .select('e.format')
+      .distinct()
+      .where('e.format', 'is not', null)
+      .where('e.format', '<>', '')
+      .execute();
+    const binders = await this.db
+      .selectFrom('physical_copies as c')
+      .innerJoin('binders as b', 'b.id', 'c.binder_id')
+      .select('b.name')
+      .distinct()
+      .where('b.name', '<>', '')
+      .execute();
+    const counts = await this.db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('movies').select(eb.fn.countAll<number>().as('n')).as('movies'),
+        eb
+          .selectFrom('media_files')
+          .select(eb.fn.countAll<number>().as('n'))
+          .where('movie_id', 'is', null)
+          .as('files'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      formats: formats.flatMap((r) => (r.format === null ? [] : [r.format])),
+      binders: binders.map((r) => r.name),
+      items: Number(counts.movies ?? 0) + Number(counts.files ?? 0),
+    };
   }
 
   async getOrCreateBinder(name: string, capacity: number, now: string): Promise<BinderRow> {

@@ -9,6 +9,7 @@ import type {
 import { type Clock, isoNow } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import { parseGenres } from '../domain/genres.ts';
+import { ftsMatchQuery } from '../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../domain/titles.ts';
 import { AppError, notFound } from '../errors.ts';
 import {
@@ -17,7 +18,10 @@ import {
   type MediaFileSummaryRow,
   MovieRepository,
   type MovieRow,
+  type SearchOptions,
 } from '../repositories/movie.repository.ts';
+
+export type { SearchOptions, SearchOrder } from '../repositories/movie.repository.ts';
 
 /** Binders are created on first use with this many slots. */
 export const DEFAULT_BINDER_CAPACITY = 100;
@@ -119,10 +123,49 @@ export class MovieService {
     };
   }
 
+  /**
+   * GET /api/movies: with words to search for in `query`, the movies the search index finds (title,
+   * original title, cast, directors; accents and case folded; each word a prefix), best match
+   * first; without (absent, empty, only punctuation), every movie by sort title.
+   */
   async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
-    const normalized = query === undefined ? null : normalizeTitle(query);
-    const { rows, total } = await new MovieRepository(this.db).list(normalized, limit, offset);
+    const match = ftsMatchQuery(query ?? '');
+    const repo = new MovieRepository(this.db);
+    const { rows, total } =
+      match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
     return { items: rows.map(toSummary), total };
+  }
+
+  /**
+   * One page (`pageSize` ids, `page` from 1; past the end: the last page) of the movies a search
+   * finds, narrowed and ordered as `options` say, with how many match in all; null when `text` holds
+   * no word to search for.
+   */
+  async searchPage(
+    text: string,
+    options: SearchOptions,
+    pageSize: number,
+    page: number,
+  ): Promise<{ ids: number[]; matched: number; page: number } | null> {
+    const match = ftsMatchQuery(text);
+    if (match === null) return null;
+    const repo = new MovieRepository(this.db);
+    const matched = await repo.searchCount(match, options);
+    const last = Math.max(1, Math.ceil(matched / pageSize));
+    const shown = Math.min(Math.max(1, page), last);
+    const ids = matched === 0 ? [] : await repo.searchIds(match, options, pageSize, (shown - 1) * pageSize);
+    return { ids, matched, page: shown };
+  }
+
+  /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
+  async searchAll(text: string, options: SearchOptions): Promise<number[] | null> {
+    const match = ftsMatchQuery(text);
+    return match === null ? null : new MovieRepository(this.db).searchIds(match, options, null, 0);
+  }
+
+  /** The disc formats and binders of every copy, and how many items /library lists. */
+  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
+    return new MovieRepository(this.db).listingFacets();
   }
 
   async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {

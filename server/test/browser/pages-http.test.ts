@@ -100,7 +100,7 @@ describe('page helpers', () => {
     );
   });
 
-  it('library view: search across names, filters, sorts and pages', () => {
+  it('library view: search matches, filters, sorts and pages', () => {
     const item = (id: number, title: string, extra: Partial<LibraryMovieItem> = {}): LibraryMovieItem => ({
       movie_id: id,
       title,
@@ -121,19 +121,18 @@ describe('page helpers', () => {
         ...Array.from({ length: 130 }, (_, i) => item(10 + i, `Seeded ${i}`, { year: null })),
       ],
     };
-    const view = (q: Record<string, string>) => buildLibraryView(library, parseLibraryQuery(q));
+    const view = (q: Record<string, string>, found: number[] | null = null) =>
+      buildLibraryView(library, parseLibraryQuery(q), found);
+    // A search's matches come from the index (ids in its order); the other filters narrow them.
     assert.deepEqual(
-      view({ q: 'amelie' }).items.map((i) => i.movie_id),
-      [1],
+      view({ q: 'a' }, [3, 1, 9999]).items.map((i) => i.movie_id),
+      [3, 1],
     );
     assert.deepEqual(
-      view({ q: 'TAUTOU' }).items.map((i) => i.movie_id),
-      [1],
+      view({ q: 'a', binder: 'Binder 2' }, [3, 1]).items.map((i) => i.movie_id),
+      [3],
     );
-    assert.deepEqual(
-      view({ q: 'gilliam' }).items.map((i) => i.movie_id),
-      [2],
-    );
+    assert.equal(view({ q: '"*' }).matched, 133, 'no word to search for: every item');
     assert.deepEqual(
       view({ badge: 'playable' }).items.map((i) => i.movie_id),
       [2],
@@ -157,6 +156,9 @@ describe('page helpers', () => {
     assert.equal(p3.pages, 3);
     assert.equal(p3.items.length, 133 - 2 * PAGE_SIZE);
     assert.equal(view({ page: '99' }).page, 3, 'a page past the end shows the last');
+    assert.equal(parseLibraryQuery({ q: 'x' }).sort, 'relevance', 'a search is ranked by default');
+    assert.equal(parseLibraryQuery({ q: 'x', sort: 'title' }).sort, 'title');
+    assert.equal(parseLibraryQuery({ sort: 'relevance' }).sort, 'title', 'no search: nothing to rank');
     assert.deepEqual(parseLibraryQuery({ sort: 'nonsense', badge: '<x>', page: '-2' }), {
       q: '',
       badge: '',

@@ -3,6 +3,7 @@ import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-artifacts.ts';
 import * as m0003 from './0003-keyframe-indexes.ts';
 import * as m0004 from './0004-subtitle-sidecars.ts';
+import * as m0005 from './0005-movie-search.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0002-artifacts': m0002,
   '0003-keyframe-indexes': m0003,
   '0004-subtitle-sidecars': m0004,
+  '0005-movie-search': m0005,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

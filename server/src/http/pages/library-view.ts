@@ -3,8 +3,14 @@ import type { LibraryMovieItem, LibraryResponse } from '@reelshelf/contract';
 /** Movies per page: a screenful or two on a TV, small enough that 10,000 movies never freeze a browser. */
 export const PAGE_SIZE = 60;
 
-export const SORTS = ['title', 'year', 'recent'] as const;
+/** `relevance` (best match first) is for a search; without one it reads as `title`. */
+export const SORTS = ['relevance', 'title', 'year', 'recent'] as const;
 export type LibrarySort = (typeof SORTS)[number];
+
+/** The order when none is asked for: best match first for a search, else by title. */
+export function defaultSort(q: string): LibrarySort {
+  return q === '' ? 'title' : 'relevance';
+}
 
 /** Every badge of spec §2.2, in the order the filter lists them. */
 export const BADGES = [
@@ -51,28 +57,18 @@ export function parseLibraryQuery(query: unknown): LibraryQuery {
   const sort = first(q.sort);
   const page = Number.parseInt(first(q.page), 10);
   const badge = first(q.badge);
+  const text = first(q.q).trim();
   return {
-    q: first(q.q).trim(),
+    q: text,
     badge: (BADGES as readonly string[]).includes(badge) ? badge : '',
     format: first(q.format),
     binder: first(q.binder),
-    sort: (SORTS as readonly string[]).includes(sort) ? (sort as LibrarySort) : 'title',
+    sort:
+      (SORTS as readonly string[]).includes(sort) && (sort !== 'relevance' || text !== '')
+        ? (sort as LibrarySort)
+        : defaultSort(text),
     page: Number.isFinite(page) && page >= 1 ? Math.min(page, 1_000_000) : 1,
   };
-}
-
-/** Lower case without accents, so "amelie" finds "Amélie". */
-export function fold(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase();
-}
-
-function matchesSearch(item: LibraryMovieItem, needle: string): boolean {
-  if (fold(item.title).includes(needle)) return true;
-  if (item.cast_names?.some((n) => fold(n).includes(needle)) === true) return true;
-  return item.director_names?.some((n) => fold(n).includes(needle)) === true;
 }
 
 /** Larger first; a missing value sorts last. */
@@ -85,12 +81,23 @@ function descending(a: number | null | undefined, b: number | null | undefined):
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
+function pageCount(matched: number): number {
+  return Math.max(1, Math.ceil(matched / PAGE_SIZE));
+}
+
 /**
  * Filters, sorts and pages the LibraryResponse on the server. "title" keeps the library's own
  * order (sort titles, so "The Matrix" sits under M); "year" is newest first; "recent" is the
  * highest movie id first (the listing carries no created_at; ids only grow).
+ *
+ * With a search, `found` is what the search index found (movie ids, already in the asked order):
+ * the items are those, in that order, and the other filters narrow them.
  */
-export function buildLibraryView(library: LibraryResponse, query: LibraryQuery): LibraryView {
+export function buildLibraryView(
+  library: LibraryResponse,
+  query: LibraryQuery,
+  found: readonly number[] | null = null,
+): LibraryView {
   const formats = new Set<string>();
   const binders = new Set<string>();
   for (const item of library.items) {
@@ -99,18 +106,23 @@ export function buildLibraryView(library: LibraryResponse, query: LibraryQuery):
       if (copy.binder !== '') binders.add(copy.binder);
     }
   }
-  const needle = fold(query.q);
-  const filtered = library.items.filter(
+  let candidates = library.items;
+  if (found !== null) {
+    const byId = new Map(library.items.map((item) => [item.movie_id, item]));
+    candidates = found.flatMap((id) => byId.get(id) ?? []);
+  }
+  const filtered = candidates.filter(
     (item) =>
       (query.badge === '' || item.badge === query.badge) &&
       (query.format === '' || item.physical_copies?.some((c) => c.format === query.format) === true) &&
-      (query.binder === '' || item.physical_copies?.some((c) => c.binder === query.binder) === true) &&
-      (needle === '' || matchesSearch(item, needle)),
+      (query.binder === '' || item.physical_copies?.some((c) => c.binder === query.binder) === true),
   );
   // Array.prototype.sort is stable, so equal years keep the title order.
-  if (query.sort === 'year') filtered.sort((a, b) => descending(a.year, b.year));
-  else if (query.sort === 'recent') filtered.sort((a, b) => descending(a.movie_id, b.movie_id));
-  const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
+  if (found === null && query.sort === 'year') filtered.sort((a, b) => descending(a.year, b.year));
+  else if (found === null && query.sort === 'recent') {
+    filtered.sort((a, b) => descending(a.movie_id, b.movie_id));
+  }
+  const pages = pageCount(filtered.length);
   const page = Math.min(query.page, pages);
   return {
     query,
@@ -121,5 +133,27 @@ export function buildLibraryView(library: LibraryResponse, query: LibraryQuery):
     pages,
     formats: [...formats].sort(collator.compare),
     binders: [...binders].sort(collator.compare),
+  };
+}
+
+/**
+ * The view of one page of search results read from the index: `items` are that page's movies
+ * (already filtered and ordered), `matched` how many match in all; the facets and the library's
+ * size come from the database, not from a listing.
+ */
+export function searchResultView(
+  query: LibraryQuery,
+  result: { items: LibraryMovieItem[]; matched: number; page: number },
+  facets: { formats: string[]; binders: string[]; items: number },
+): LibraryView {
+  return {
+    query,
+    items: result.items,
+    matched: result.matched,
+    total: facets.items,
+    page: result.page,
+    pages: pageCount(result.matched),
+    formats: [...facets.formats].sort(collator.compare),
+    binders: [...facets.binders].sort(collator.compare),
   };
 }

@@ -1,7 +1,7 @@
 import type { LibraryMovieItem } from '@reelshelf/contract';
 import { type Html, html, queryString, safeUrl } from './html.ts';
 import { badge, badgeLabel } from './layout.ts';
-import { BADGES, type LibraryQuery, type LibraryView, PAGE_SIZE } from './library-view.ts';
+import { BADGES, defaultSort, type LibraryQuery, type LibraryView, PAGE_SIZE } from './library-view.ts';
 
 export interface DeviceChoice {
   id: string;
@@ -17,10 +17,23 @@ export interface LibraryPageData {
 }
 
 const SORT_LABELS: Record<string, string> = {
+  relevance: 'Best match',
   title: 'Title',
   year: 'Year (newest first)',
   recent: 'Recently added',
 };
+
+/**
+ * The sort choices: the default order of the query (best match with a search, else title) is the
+ * empty value, so a search typed on the plain page is ranked rather than sent as `sort=title`.
+ */
+function sortOptions(query: LibraryQuery): Html[] {
+  const fallback = defaultSort(query.q);
+  const selected = query.sort === fallback ? '' : query.sort;
+  return Object.entries(SORT_LABELS)
+    .filter(([value]) => value !== 'relevance' || query.q !== '')
+    .map(([value, label]) => option(value === fallback ? '' : value, label, selected));
+}
 
 /** The URL of the library with the current filters and some of them changed. */
 function libraryUrl(query: LibraryQuery, change: Partial<LibraryQuery>): string {
@@ -30,7 +43,7 @@ function libraryUrl(query: LibraryQuery, change: Partial<LibraryQuery>): string 
     badge: q.badge,
     format: q.format,
     binder: q.binder,
-    sort: q.sort === 'title' ? '' : q.sort,
+    sort: q.sort === defaultSort(q.q) ? '' : q.sort,
     page: q.page === 1 ? '' : q.page,
   })}`;
 }
@@ -155,7 +168,7 @@ export function libraryPage(data: LibraryPageData): Html {
         <div class="field">
           <label for="sort">Sort by</label>
           <select id="sort" name="sort">
-            ${Object.entries(SORT_LABELS).map(([v, l]) => option(v, l, query.sort))}
+            ${sortOptions(query)}
           </select>
         </div>
         <div class="field field-actions">

@@ -6,21 +6,32 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readBundledFilesSync, readPackageFileSync } from '../../adapters/file-system.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
+import type { SearchOptions } from '../../services/movie.service.ts';
 import type { PlaybackInfo } from '../../services/playback.service.ts';
 import { secretsEqual } from '../plugins/auth.ts';
 import { cookieHeader, isHttps, parseCookies, type SessionManager } from '../plugins/session.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
-import { type DeviceChoice, libraryPage } from './library.page.ts';
-import { buildLibraryView, parseLibraryQuery } from './library-view.ts';
+import { type DeviceChoice, type LibraryPageData, libraryPage } from './library.page.ts';
+import {
+  buildLibraryView,
+  type LibraryQuery,
+  type LibraryView,
+  PAGE_SIZE,
+  parseLibraryQuery,
+  searchResultView,
+} from './library-view.ts';
 import { importPage } from './import.page.ts';
 import { BROWSER_DEVICES, moviePage } from './movie.page.ts';
 import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
 
 /** What the pages read and do: the same services the API uses. */
-export type PageServices = Pick<Services, 'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback'>;
+export type PageServices = Pick<
+  Services,
+  'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback' | 'status'
+>;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
 export const DEVICE_COOKIE = 'reelshelf_device';
@@ -196,20 +207,58 @@ export class Pages {
   readonly library = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const query = parseLibraryQuery(request.query);
     const device = this.device(request, reply);
-    const library = await this.services.library.getLibrary(device);
-    const view = buildLibraryView(library, query);
+    const found = await this.search(query, device);
+    let data: Pick<LibraryPageData, 'view' | 'healthSummary' | 'systemWarning'>;
+    if (found !== null && !('all' in found)) {
+      // The health line sums up the whole library, which a search page does not build.
+      data = { view: found.view, healthSummary: null, systemWarning: this.services.status.systemWarning() };
+    } else {
+      const library = await this.services.library.getLibrary(device);
+      data = {
+        view: buildLibraryView(library, query, found?.all ?? null),
+        healthSummary: library.health_summary ?? null,
+        systemWarning: library.system_warning ?? null,
+      };
+    }
     return this.page(request, reply, {
       title: query.q === '' ? 'Library' : `“${query.q}” in the library`,
       current: 'library',
-      body: libraryPage({
-        view,
-        device,
-        devices: this.deviceChoices(),
-        healthSummary: library.health_summary ?? null,
-        systemWarning: library.system_warning ?? null,
-      }),
+      body: libraryPage({ ...data, device, devices: this.deviceChoices() }),
     });
   };
+
+  /**
+   * A search on the library page, through the search index. Without a status filter: one page of
+   * matching ids, presented alone (no listing is built). A status (badge) depends on the device's
+   * playback of every match, so then: every matching id, for buildLibraryView to narrow the listing
+   * to. Null without a word to search for (the plain listing).
+   */
+  private async search(
+    query: LibraryQuery,
+    device: string,
+  ): Promise<{ view: LibraryView } | { all: number[] } | null> {
+    if (query.q === '') return null;
+    const options: SearchOptions = {
+      order: query.sort,
+      ...(query.format === '' ? {} : { format: query.format }),
+      ...(query.binder === '' ? {} : { binder: query.binder }),
+    };
+    const { movies, library } = this.services;
+    if (query.badge !== '') {
+      const all = await movies.searchAll(query.q, options);
+      return all === null ? null : { all };
+    }
+    const found = await movies.searchPage(query.q, options, PAGE_SIZE, query.page);
+    if (found === null) return null;
+    const [items, facets] = await Promise.all([
+      Promise.all(found.ids.map((id) => library.getMovieItem(id, device))),
+      movies.listingFacets(),
+    ]);
+    const shown = items.filter((item): item is LibraryMovieItem => item !== null);
+    return {
+      view: searchResultView(query, { items: shown, matched: found.matched, page: found.page }, facets),
+    };
+  }
 
   private async movie(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const id = positiveId(request.params.id);

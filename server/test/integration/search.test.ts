@@ -1,0 +1,278 @@
+// Search through the FTS5 index (migration 0005): GET /api/movies?q= and the /library page's search.
+// Credits arrive the ways they do in production: TMDb enrichment (a fake TMDb), a JSON import, and
+// rows written straight into the tables (the triggers keep the index whoever writes).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ImportResult, MovieDetail, MovieList } from '@reelshelf/contract';
+import { startFakeProviders, type FakeProviders } from '../fakes/index.ts';
+import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const HTML = { accept: 'text/html' };
+
+describe('search over HTTP', () => {
+  let fakes: FakeProviders;
+  let t: TestServer;
+  const ids: Record<string, number> = {};
+
+  async function create(key: string, body: Record<string, unknown>): Promise<number> {
+    const res = await t.api('/api/movies', jsonBody('POST', body));
+    assert.equal(res.status, 201);
+    const id = ((await res.json()) as MovieDetail).id;
+    ids[key] = id;
+    return id;
+  }
+
+  async function search(q: string, extra = ''): Promise<MovieList> {
+    const res = await t.api(`/api/movies?q=${encodeURIComponent(q)}${extra}`);
+    assert.equal(res.status, 200, `q=${q}: ${res.status}`);
+    return (await res.json()) as MovieList;
+  }
+
+  async function titles(q: string): Promise<string[]> {
+    return (await search(q)).items.map((m) => m.title);
+  }
+
+  async function addCast(movieId: number, name: string): Promise<number> {
+    const db = t.server.database.db;
+    const person = await db
+      .insertInto('persons')
+      .values({ tmdb_id: null, name, profile_path: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('person_movie')
+      .values({ person_id: person.id, movie_id: movieId, role: 'cast', sort_order: 9 })
+      .execute();
+    return person.id;
+  }
+
+  async function page(path: string): Promise<string> {
+    const res = await t.api(path, { headers: HTML });
+    assert.equal(res.status, 200, path);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    return res.text();
+  }
+
+  function cards(body: string): string[] {
+    return [...body.matchAll(/<h3 class="card-title" id="card-title-\d+">([^<]*)<\/h3>/g)].map(
+      (m) => m[1] ?? '',
+    );
+  }
+
+  before(async () => {
+    fakes = await startFakeProviders();
+    t = await startTestServer(fakes.env);
+    await create('amelie', {
+      title: 'Amélie',
+      original_title: "Le Fabuleux Destin d'Amélie Poulain",
+      year: 2001,
+      physical_copies: [{ binder: 'A', slot: '1', format: 'DVD' }],
+    });
+    // Enrichment writes Inception's cast and crew from (fake) TMDb.
+    const inception = await create('inception', { title: 'Inception', year: 2010, tmdb_id: 27205 });
+    assert.equal(await t.server.services.enrichment.enrich(inception), 'enriched');
+    // An import writes Léon's people.
+    const doc = {
+      format_version: 1,
+      movies: [
+        { title: 'Léon', year: 1994, directors: ['Luc Besson'], cast: ['Jean Reno', 'Natalie Portman'] },
+      ],
+    };
+    const imported = await t.api('/api/import', jsonBody('POST', doc));
+    assert.equal(imported.status, 200);
+    assert.equal(((await imported.json()) as ImportResult).created.movies, 1);
+    ids.leon = (await search('leon')).items.find((m) => m.title === 'Léon')?.id ?? 0;
+    await create('hardy', {
+      title: 'The Hardy Boys',
+      year: 1977,
+      physical_copies: [{ binder: 'B', slot: '1', format: 'Blu-ray' }],
+    });
+    await create('acdc', { title: 'AC/DC: Let There Be Rock', year: 1980 });
+    // A title stored decomposed, as a macOS file name gives it.
+    await create('pokemon', { title: 'Poke\u0301mon: The First Movie', year: 1998 });
+    for (let i = 0; i < 65; i++) {
+      await create(`star${i}`, { title: `Star Voyage ${String(i).padStart(2, '0')}`, year: 1950 + i });
+    }
+  });
+  after(async () => {
+    await t.close();
+    await fakes.close();
+  });
+
+  it('accents and case are folded both ways', async () => {
+    assert.deepEqual(await titles('amelie'), ['Amélie']);
+    assert.deepEqual(await titles('AMÉLIE'), ['Amélie']);
+    assert.deepEqual(await titles('Ame\u0301lie'), ['Amélie'], 'decomposed input');
+    assert.equal((await titles('léon'))[0], 'Léon');
+    assert.equal((await titles('leon'))[0], 'Léon');
+    assert.deepEqual(await titles('pokemon'), ['Poke\u0301mon: The First Movie'], 'decomposed title');
+    assert.deepEqual(await titles('pokémon'), ['Poke\u0301mon: The First Movie']);
+  });
+
+  it('every word is a prefix; the original title is searched too', async () => {
+    assert.deepEqual(await titles('inc'), ['Inception']);
+    assert.deepEqual(await titles('amel*'), ['Amélie']);
+    assert.deepEqual(await titles('fabul'), ['Amélie'], 'original title');
+    assert.deepEqual(await titles('destin poulain'), ['Amélie']);
+    assert.equal((await search('star voy')).total, 65);
+    assert.equal((await search('star 07')).total, 1);
+  });
+
+  it('finds cast and directors, however they were written', async () => {
+    assert.deepEqual(await titles('dicaprio'), ['Inception'], 'enrichment: cast');
+    assert.deepEqual(await titles('leonardo dicaprio'), ['Inception']);
+    assert.deepEqual(await titles('Gordon-Levitt'), ['Inception']);
+    assert.deepEqual(await titles('nolan'), ['Inception'], 'enrichment: director');
+    assert.deepEqual(await titles('zimmer'), [], 'other crew is not indexed');
+    assert.deepEqual(await titles('besson'), ['Léon'], 'import: director');
+    assert.deepEqual(await titles('portman'), ['Léon'], 'import: cast');
+    assert.deepEqual(await titles('inception dicaprio'), ['Inception'], 'title and cast words together');
+  });
+
+  it('ranks a title match before a cast-only match', async () => {
+    assert.deepEqual(await titles('leon'), ['Léon', 'Inception'], 'Léon (title) before Leonardo (cast)');
+    assert.deepEqual(await titles('hardy'), ['The Hardy Boys', 'Inception'], 'title before Tom Hardy');
+  });
+
+  it('operators and punctuation a person types search as text and never error', async () => {
+    assert.deepEqual(await titles('AC/DC'), ['AC/DC: Let There Be Rock']);
+    assert.deepEqual(await titles('"AC/DC'), ['AC/DC: Let There Be Rock']);
+    assert.deepEqual(await titles('ac dc rock'), ['AC/DC: Let There Be Rock']);
+    assert.deepEqual(await titles('-dicaprio'), ['Inception'], 'a minus is not NOT');
+    assert.deepEqual(await titles('NOT inception'), [], '"not" is a word to find');
+    assert.deepEqual(await titles('inception OR amelie'), [], '"or" is a word to find');
+    assert.deepEqual(await titles('title:amelie'), [], 'no column filter');
+    const all = (await search('')).total;
+    assert.equal(all, 71);
+    for (const q of [
+      '"',
+      '-',
+      '*',
+      ':',
+      '^',
+      '()',
+      '"*"',
+      '- : * " ( ) ^ + /',
+      'NEAR(',
+      'a NEAR b',
+      'x*y',
+      "'; --",
+    ]) {
+      const res = await t.api(`/api/movies?q=${encodeURIComponent(q)}`);
+      assert.equal(res.status, 200, q);
+      const body = (await res.json()) as MovieList;
+      if (!/[a-z]/i.test(q)) assert.equal(body.total, all, `${q}: only punctuation lists every movie`);
+    }
+  });
+
+  it('pages search results; limit and offset are validated', async () => {
+    const first = await search('star', '&limit=10');
+    assert.equal(first.total, 65);
+    assert.equal(first.items.length, 10);
+    const rest = await search('star', '&limit=10&offset=60');
+    assert.equal(rest.items.length, 5);
+    const seen = new Set<number>();
+    for (let offset = 0; offset < 65; offset += 20) {
+      for (const m of (await search('star', `&limit=20&offset=${offset}`)).items) seen.add(m.id);
+    }
+    assert.equal(seen.size, 65, 'pages neither repeat nor skip');
+    assert.equal((await search('star', '&offset=1000')).items.length, 0);
+    for (const bad of ['limit=0', 'limit=501', 'offset=-1', 'limit=ten', `q=${'x'.repeat(201)}`]) {
+      assert.equal((await t.api(`/api/movies?${bad}`)).status, 400, bad);
+    }
+  });
+
+  it('follows edits: retitle, rename of a person, a credit removed, a delete', async () => {
+    const id = await create('temp', { title: 'Zyzzyva Nights', year: 2020 });
+    assert.deepEqual(await titles('zyzzyva'), ['Zyzzyva Nights']);
+    assert.equal(
+      (await t.api(`/api/movies/${id}`, jsonBody('PATCH', { title: 'Quokka Mornings' }))).status,
+      200,
+    );
+    assert.deepEqual(await titles('zyzzyva'), []);
+    assert.deepEqual(await titles('quokka'), ['Quokka Mornings']);
+    assert.equal(
+      (await t.api(`/api/movies/${id}`, jsonBody('PATCH', { original_title: 'Wombat' }))).status,
+      200,
+    );
+    assert.deepEqual(await titles('wombat'), ['Quokka Mornings']);
+
+    const person = await addCast(id, 'Xanthippe Quill');
+    assert.deepEqual(await titles('xanthippe'), ['Quokka Mornings']);
+    const db = t.server.database.db;
+    await db.updateTable('persons').set({ name: 'Yolanda Quill' }).where('id', '=', person).execute();
+    assert.deepEqual(await titles('xanthippe'), [], 'the old name is gone');
+    assert.deepEqual(await titles('yolanda'), ['Quokka Mornings'], 'the new name is found');
+    await db.deleteFrom('person_movie').where('person_id', '=', person).execute();
+    assert.deepEqual(await titles('yolanda'), [], 'a removed credit');
+
+    await addCast(id, 'Ursula Quill');
+    assert.equal((await t.api(`/api/movies/${id}`, { method: 'DELETE' })).status, 204);
+    assert.deepEqual(await titles('quokka'), []);
+    assert.deepEqual(await titles('ursula'), []);
+  });
+
+  it('re-enriching a movie replaces its people in the index', async () => {
+    const inception = ids.inception ?? 0;
+    await t.server.database.db
+      .updateTable('persons')
+      .set({ name: 'Someone Else' })
+      .where('name', '=', 'Tom Hardy')
+      .execute();
+    assert.deepEqual(await titles('someone'), ['Inception']);
+    // TMDb still says Tom Hardy: the upsert renames the person back.
+    assert.equal(await t.server.services.enrichment.enrich(inception), 'enriched');
+    assert.deepEqual(await titles('someone'), []);
+    assert.deepEqual(await titles('hardy'), ['The Hardy Boys', 'Inception']);
+  });
+
+  it('the /library page searches through the index, one page at a time', async () => {
+    const library = t.server.services.library;
+    const getLibrary = library.getLibrary.bind(library);
+    let builds = 0;
+    library.getLibrary = async (device) => {
+      builds++;
+      return getLibrary(device);
+    };
+    try {
+      const dicaprio = await page('/library?q=dicaprio');
+      assert.deepEqual(cards(dicaprio), ['Inception']);
+      assert.match(dicaprio, /Showing 1–1 of 1 movies \(\d+ in the library\)\./);
+      assert.match(dicaprio, /<option value="" selected>Best match<\/option>/);
+
+      assert.deepEqual(cards(await page('/library?q=leon')), ['Léon', 'Inception'], 'best match first');
+      assert.deepEqual(cards(await page('/library?q=leon&sort=title')), ['Inception', 'Léon']);
+      assert.deepEqual(cards(await page('/library?q=leon&sort=year')), ['Inception', 'Léon']);
+      assert.deepEqual(cards(await page('/library?q=AC%2FDC')), ['AC/DC: Let There Be Rock']);
+      assert.deepEqual(cards(await page('/library?q=a%20NOT%20%22')), [], 'operators are words');
+
+      const first = await page('/library?q=star');
+      assert.equal(cards(first).length, 60);
+      assert.match(first, /Page 1 of 2/);
+      assert.match(first, /href="\/library\?q=star&amp;page=2" rel="next"/);
+      assert.deepEqual(cards(await page('/library?q=star&page=2')).length, 5);
+      assert.deepEqual(cards(await page('/library?q=star&page=99')).length, 5, 'past the end: the last page');
+      assert.deepEqual(cards(await page('/library?q=star%2003&sort=recent')), ['Star Voyage 03']);
+
+      // Format and binder narrow in the same query; the facets still list the whole library.
+      const hardy = await page('/library?q=hardy&format=Blu-ray');
+      assert.deepEqual(cards(hardy), ['The Hardy Boys']);
+      assert.match(hardy, /<option value="DVD"\s*>DVD<\/option>/);
+      assert.deepEqual(cards(await page('/library?q=hardy&binder=A')), []);
+      assert.deepEqual(cards(await page('/library?q=amelie&binder=A')), ['Amélie']);
+      assert.equal(builds, 0, 'no full listing was built for a search');
+
+      // A status depends on each match's playback: the listing is narrowed to the index's matches.
+      assert.deepEqual(cards(await page('/library?q=hardy&badge=on_disc')), ['The Hardy Boys']);
+      assert.deepEqual(cards(await page('/library?q=leon&badge=missing')), ['Léon', 'Inception']);
+      assert.equal(builds, 2);
+
+      // Only punctuation: the plain listing.
+      const plain = await page('/library?q=%22%2A');
+      assert.match(plain, /Showing 1–60 of \d+ movies\./);
+      assert.equal(builds, 3);
+    } finally {
+      library.getLibrary = getLibrary;
+    }
+  });
+});
