@@ -31,6 +31,10 @@ export interface Config {
   conversionThreads: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** REELSHELF_WATCH: whether library roots are watched for changes (a change is scanned once it settles). */
+  watch: boolean;
+  /** REELSHELF_RESCAN_INTERVAL in ms: every root is rescanned this often (network shares send no events); null = never. */
+  rescanIntervalMs: number | null;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -67,6 +71,23 @@ function oneOf<T extends string>(env: Env, key: string, fallback: T, allowed: re
     throw new ConfigError(`${key}=${raw} is not valid: expected one of ${allowed.join(', ')}`);
   }
   return found;
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `90s`, `30m`, `6h` or `1d` (a bare number is seconds) in ms; `off` or `0` is null. */
+function duration(env: Env, key: string, fallbackMs: number, minMs: number, maxMs: number): number | null {
+  const raw = optional(env, key)?.toLowerCase();
+  if (raw === undefined) return fallbackMs;
+  if (raw === 'off' || raw === '0') return null;
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(raw);
+  const ms = match === null ? NaN : Number(match[1]) * (DURATION_UNITS_MS[match[2] ?? 's'] ?? NaN);
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(
+      `${key}=${raw} is not valid: expected a duration from ${minMs / 1000} s to ${maxMs / 86_400_000} d such as 30m, 6h or 1d (a bare number is seconds), or off`,
+    );
+  }
+  return ms;
 }
 
 function url(env: Env, key: string, fallback: string): string {
@@ -149,5 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
       'silent',
     ] as const),
     bodyLimitBytes: 1024 * 1024,
+    watch: oneOf(env, 'REELSHELF_WATCH', 'on', ['on', 'off'] as const) === 'on',
+    // At most 7 days: a longer delay overflows Node's timers.
+    rescanIntervalMs: duration(env, 'REELSHELF_RESCAN_INTERVAL', 6 * 3_600_000, 1000, 7 * 86_400_000),
   };
 }

@@ -30,6 +30,8 @@ export interface ServerOverrides {
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
   /** Test seam: how long a conversion must run below real time before players are warned (30 s). */
   hlsSlowWarningMs?: number;
+  /** Test seam: the watchers' quiet period (2 s) and how often roots are checked for coming back (60 s). */
+  watchTimings?: { quietMs?: number; checkMs?: number };
 }
 
 /** The composition root: opens storage, finds the media tools, builds services and the HTTP app. */
@@ -52,6 +54,7 @@ export async function createServer(
     playbackKey,
     afterStagingWrite: overrides.afterStagingWrite,
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
+    ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
   });
   // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
   const lock = new ProcessLock(config.dataDir);
@@ -71,10 +74,14 @@ export async function createServer(
     apiTokenCreated: generated?.created === true,
     tools,
     async listen() {
-      return app.listen({ host: config.host, port: config.port });
+      const url = await app.listen({ host: config.host, port: config.port });
+      // The roots are watched (and rescanned periodically) by a serving process, not by the CLI.
+      await services.rootWatch.start(app.log);
+      return url;
     },
     close() {
       closing ??= (async () => {
+        services.rootWatch.close();
         // Conversion runs stop first, so requests waiting for their segments end before the server does.
         await services.hls.close();
         await app.close();

@@ -1,3 +1,4 @@
+import type { LibraryRootView } from '@reelshelf/contract';
 import type { Clock } from '../adapters/clock.ts';
 import { DataStore } from '../adapters/data-store.ts';
 import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
@@ -6,6 +7,7 @@ import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { ImageDownloader } from '../adapters/image-downloader.ts';
 import { KeyframeReader } from '../adapters/keyframe-reader.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
+import { folderIdentity, watchFolderTree } from '../adapters/folder-watcher.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
@@ -26,11 +28,12 @@ import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
 import { LibraryService } from './library.service.ts';
-import { LibraryRootService } from './library-root.service.ts';
+import type { LibraryRootService } from './library-root.service.ts';
 import { MediaPathService } from './media-path.service.ts';
 import { MovieService } from './movie.service.ts';
 import { PlaybackTokenService } from './playback-token.service.ts';
 import { PlaybackService } from './playback.service.ts';
+import { RootWatchService, WatchedLibraryRoots } from './root-watch.service.ts';
 import { type ScanDeps, ScanService } from './scan.service.ts';
 import { StreamService } from './stream.service.ts';
 import { SubtitleTrackService } from './subtitle-track.service.ts';
@@ -53,6 +56,8 @@ export interface Services {
   jobViews: JobService;
   roots: LibraryRootService;
   scans: ScanService;
+  /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
+  rootWatch: RootWatchService;
   watch: WatchStateService;
   artifacts: ArtifactService;
   streams: StreamService;
@@ -81,6 +86,8 @@ export interface ServiceDeps {
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
   /** Test seam: see ServerOverrides.hlsSlowWarningMs. */
   hlsSlowWarningMs?: number;
+  /** Test seam: see ServerOverrides.watchTimings. */
+  watchTimings?: { quietMs?: number; checkMs?: number };
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -144,6 +151,17 @@ export function buildServices(deps: ServiceDeps): Services {
     onMoviesCreated: enrichInBackground,
     afterStagingWrite: deps.afterStagingWrite,
   });
+  const rootWatch = new RootWatchService({
+    roots: { list: (): Promise<LibraryRootView[]> => roots.list() },
+    scans,
+    jobs,
+    fs,
+    folders: { identity: folderIdentity, watch: watchFolderTree },
+    watch: deps.config.watch,
+    rescanIntervalMs: deps.config.rescanIntervalMs,
+    ...deps.watchTimings,
+  });
+  const roots = new WatchedLibraryRoots(rootWatch, deps.db, fs, deps.clock);
   const movies = new MovieService(deps.db, deps.clock);
   const barcodes = new BarcodeService(
     deps.db,
@@ -234,8 +252,9 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     jobs,
     jobViews: new JobService(jobs),
-    roots: new LibraryRootService(deps.db, fs, deps.clock),
+    roots,
     scans,
+    rootWatch,
     watch: new WatchStateService(deps.db, deps.clock),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),

@@ -26,6 +26,8 @@ export async function startTestServer(
     REELSHELF_HOST: '127.0.0.1',
     REELSHELF_PORT: '0',
     REELSHELF_LOG_LEVEL: 'silent',
+    // Scans happen when a test asks for them; root-watcher.test.ts turns watching on.
+    REELSHELF_WATCH: 'off',
     ...env,
     REELSHELF_DATA_DIR: dataDir,
   });

@@ -14,6 +14,21 @@ describe('loadConfig', () => {
     assert.equal(c.tmdbBaseUrl, 'https://api.themoviedb.org/3');
     assert.equal(c.upcBaseUrl, 'https://api.upcitemdb.com/prod/trial');
     assert.match(c.databaseUrl, /^sqlite:.*data\/reelshelf\.sqlite$/);
+    assert.equal(c.watch, true);
+    assert.equal(c.rescanIntervalMs, 6 * 3_600_000);
+  });
+
+  it('reads the rescan interval as a duration, and watching on or off', () => {
+    const interval = (value: string) => loadConfig({ REELSHELF_RESCAN_INTERVAL: value }).rescanIntervalMs;
+    assert.equal(interval('30m'), 30 * 60_000);
+    assert.equal(interval('12h'), 12 * 3_600_000);
+    assert.equal(interval('1d'), 86_400_000);
+    assert.equal(interval('90'), 90_000, 'a bare number is seconds');
+    assert.equal(interval('45s'), 45_000);
+    assert.equal(interval('off'), null);
+    assert.equal(interval('0'), null);
+    assert.equal(loadConfig({ REELSHELF_WATCH: 'off' }).watch, false);
+    assert.equal(loadConfig({ REELSHELF_WATCH: 'ON' }).watch, true);
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
@@ -26,6 +41,11 @@ describe('loadConfig', () => {
     ['postgres not yet', { REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }, /only sqlite/],
     ['short token', { REELSHELF_API_TOKEN: 'abc' }, /too short/],
     ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
+    ['watch', { REELSHELF_WATCH: 'sometimes' }, /REELSHELF_WATCH=sometimes .*on, off/],
+    ['rescan interval', { REELSHELF_RESCAN_INTERVAL: 'daily' }, /REELSHELF_RESCAN_INTERVAL=daily .*6h/],
+    ['rescan interval fraction', { REELSHELF_RESCAN_INTERVAL: '1.5h' }, /REELSHELF_RESCAN_INTERVAL/],
+    ['rescan interval too long', { REELSHELF_RESCAN_INTERVAL: '8d' }, /from 1 s to 7 d/],
+    ['rescan interval negative', { REELSHELF_RESCAN_INTERVAL: '-1h' }, /REELSHELF_RESCAN_INTERVAL/],
   ];
   for (const [name, env, message] of bad) {
     it(`refuses a bad value: ${name}`, () => {
