@@ -168,21 +168,25 @@ export class MovieRepository {
       .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
       .where(sql<boolean>`movie_search match ${match}`)
       .$if(format !== undefined, (q) =>
-        q.where('m.id', 'in', (eb) =>
-          eb
-            .selectFrom('physical_copies as c')
-            .innerJoin('disc_editions as e', 'e.id', 'c.edition_id')
-            .select('c.movie_id')
-            .where('e.format', '=', format ?? ''),
+        q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('physical_copies as c')
+              .innerJoin('disc_editions as e', 'e.id', 'c.edition_id')
+              .select('c.id')
+              .whereRef('c.movie_id', '=', 'm.id')
+              .where('e.format', '=', format ?? ''),
+          ),
         ),
       )
       .$if(binder !== undefined, (q) =>
-        q.where('m.id', 'in', (eb) =>
-          eb
-            .selectFrom('physical_copies as c')
-            .innerJoin('binders as b', 'b.id', 'c.binder_id')
-            .select('c.movie_id')
-            .where('b.name', '=', binder ?? ''),
+        q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('physical_copies as c')
+              .innerJoin('binders as b', 'b.id', 'c.binder_id')
+              .select('c.id')
+              .whereRef('c.movie_id', '=', 'm.id')
+              .where('b.name', '=', binder ?? ''),
+          ),
         ),
       );
   }
