@@ -1,6 +1,6 @@
-import { type FSWatcher, watch } from 'node:fs';
-import { stat, statfs } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { type Dirent, type FSWatcher, type Stats, watch } from 'node:fs';
+import { lstat, readdir, stat, statfs } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 
 /** A folder tree being watched. */
 export interface FolderWatch {
@@ -51,14 +51,26 @@ export async function folderIdentity(path: string): Promise<string | null> {
   }
 }
 
+/** Skips folders the scan does not walk either (hidden, system): nothing under them is watched. */
+export interface FolderWatchOptions {
+  skipFolder(name: string): boolean;
+}
+
 /**
- * Watches a folder tree with Node's recursive `fs.watch` (on Linux: one inotify watch per folder and
- * per file, set up by a synchronous walk of the tree when armed; new folders are followed). A folder
- * on a network file system is not watched (see NETWORK_FILE_SYSTEMS).
+ * Watches a folder tree: one non-recursive `fs.watch` (inotify) per folder, armed by an asynchronous
+ * walk and kept in step with the tree (a folder that appears is watched and everything in it reported
+ * as changed; one that goes is unwatched with everything under it). Folders reached through a
+ * symbolic link are not followed, and a folder on a network file system is not watched at all (see
+ * NETWORK_FILE_SYSTEMS): the periodic rescan finds those changes. Resolves once every folder is watched.
+ *
+ * (Node 20's recursive `fs.watch` on Linux was measured and not used: it holds one inotify watch per
+ * file as well as per folder, walks the tree synchronously on the event loop, and an unreadable
+ * folder silently leaves its later siblings unwatched.)
  */
 export async function watchFolderTree(
   path: string,
   listener: FolderWatchListener,
+  options: FolderWatchOptions,
 ): Promise<FolderWatchResult> {
   try {
     const network = networkFileSystem((await statfs(path)).type);
@@ -66,24 +78,135 @@ export async function watchFolderTree(
   } catch (err) {
     return { unwatched: `${path} cannot be read: ${(err as Error).message}` };
   }
-  let watcher: FSWatcher;
+  const tree = new FolderTree(path, listener, options);
   try {
-    watcher = watch(path, { recursive: true }, (_event, filename) => {
-      const name = typeof filename === 'string' ? filename : '';
-      listener.change(sep === '/' ? name : name.split(sep).join('/'));
-    });
+    await tree.arm();
   } catch (err) {
+    tree.close();
     return { unwatched: `${path} cannot be watched: ${(err as Error).message}` };
   }
-  watcher.on('error', (err: Error) => listener.error(err));
-  let closed = false;
-  return {
-    watch: {
-      close() {
-        if (closed) return;
-        closed = true;
+  return { watch: tree };
+}
+
+class FolderTree implements FolderWatch {
+  /** Watched folders by root-relative path ('' = the root). */
+  private readonly folders = new Map<string, FSWatcher>();
+  private readonly reported = new Set<string>();
+  private identity: string | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly listener: FolderWatchListener,
+    private readonly options: FolderWatchOptions,
+  ) {}
+
+  async arm(): Promise<void> {
+    this.identity = await folderIdentity(this.root);
+    await this.watchFolder('', false);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const watcher of this.folders.values()) watcher.close();
+    this.folders.clear();
+  }
+
+  private absolute(relativePath: string): string {
+    return relativePath === '' ? this.root : join(this.root, relativePath);
+  }
+
+  /** Watches a folder, then what is in it; `announce`: report every entry (a folder that just appeared). */
+  private async watchFolder(relativePath: string, announce: boolean): Promise<void> {
+    if (this.closed || this.folders.has(relativePath)) return;
+    const absolute = this.absolute(relativePath);
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(absolute, (event, name) => this.event(relativePath, event, name));
+    } catch (err) {
+      if (relativePath === '') throw err;
+      this.problem(err as NodeJS.ErrnoException);
+      return;
+    }
+    watcher.on('error', (err: NodeJS.ErrnoException) => {
+      this.unwatch(relativePath);
+      this.problem(err);
+    });
+    this.folders.set(relativePath, watcher);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.problem(err as NodeJS.ErrnoException);
+      return;
+    }
+    for (const entry of entries) {
+      if (this.closed || this.folders.get(relativePath) !== watcher) return;
+      const child = relativePath === '' ? entry.name : `${relativePath}/${entry.name}`;
+      if (announce) this.listener.change(child);
+      if (entry.isDirectory() && !this.options.skipFolder(entry.name))
+        await this.watchFolder(child, announce);
+    }
+  }
+
+  /** Stops watching a folder and everything under it (a folder's subfolders are watched only after it). */
+  private unwatch(relativePath: string): void {
+    if (!this.folders.has(relativePath)) return;
+    const prefix = `${relativePath}/`;
+    for (const [path, watcher] of this.folders) {
+      if (path === relativePath || path.startsWith(prefix)) {
         watcher.close();
-      },
-    },
-  };
+        this.folders.delete(path);
+      }
+    }
+  }
+
+  private event(folder: string, event: string, name: string | Buffer | null): void {
+    if (this.closed) return;
+    if (name === null) {
+      this.listener.change(folder);
+      return;
+    }
+    const child = folder === '' ? String(name) : `${folder}/${String(name)}`;
+    this.listener.change(child);
+    // A 'rename' is an entry created, removed or moved (in or out): folders are followed.
+    if (event === 'rename') void this.follow(folder, child, String(name));
+  }
+
+  private async follow(folder: string, child: string, name: string): Promise<void> {
+    const stat = await lstatOrNull(this.absolute(child));
+    if (this.closed) return;
+    if (stat?.isDirectory() === true) {
+      if (!this.options.skipFolder(name)) await this.watchFolder(child, true);
+      return;
+    }
+    this.unwatch(child);
+    if (folder === '' && stat === null && name === basename(this.root)) {
+      // The root itself reports its removal or move under its own name.
+      if ((await folderIdentity(this.root)) !== this.identity && !this.closed) this.listener.change('');
+    }
+  }
+
+  /** Reports a problem once per kind (a watch limit reached fails every folder after it). */
+  private problem(err: NodeJS.ErrnoException): void {
+    const kind = err.code ?? err.message;
+    if (this.reported.has(kind)) return;
+    this.reported.add(kind);
+    this.listener.error(
+      err.code === 'ENOSPC'
+        ? new Error(
+            `inotify watch limit reached under ${this.root} (raise fs.inotify.max_user_watches): some folders are found by the periodic rescan only`,
+          )
+        : err,
+    );
+  }
+}
+
+async function lstatOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await lstat(path);
+  } catch {
+    return null;
+  }
 }

@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import type { JobView, LibraryRootView } from '@reelshelf/contract';
 import type { FileStat } from '../adapters/file-system.ts';
-import type { FolderWatch, FolderWatchListener, FolderWatchResult } from '../adapters/folder-watcher.ts';
+import type {
+  FolderWatch,
+  FolderWatchListener,
+  FolderWatchOptions,
+  FolderWatchResult,
+} from '../adapters/folder-watcher.ts';
 import { isIgnoreMarker, isSkippedEntryName, isVideoFile } from '../domain/scan/video-files.ts';
 import { isSubtitleFile } from '../domain/subtitles/sidecar-name.ts';
 import { LibraryRootService } from './library-root.service.ts';
@@ -22,7 +27,11 @@ export interface RootWatchDeps {
   folders: {
     /** Which folder is at the path now (device and inode); null when none can be read. */
     identity(path: string): Promise<string | null>;
-    watch(path: string, listener: FolderWatchListener): Promise<FolderWatchResult>;
+    watch(
+      path: string,
+      listener: FolderWatchListener,
+      options: FolderWatchOptions,
+    ): Promise<FolderWatchResult>;
   };
   /** REELSHELF_WATCH: watch the roots for changes. */
   watch: boolean;
@@ -241,10 +250,15 @@ export class RootWatchService {
         );
         return;
       }
-      const result = await this.deps.folders.watch(w.path, {
-        change: (relativePath) => this.changed(w, relativePath),
-        error: (err) => this.log.warn({ err, root: w.id, path: w.path }, 'library watch error'),
-      });
+      const result = await this.deps.folders.watch(
+        w.path,
+        {
+          change: (relativePath) => this.changed(w, relativePath),
+          error: (err) => this.log.warn({ err, root: w.id, path: w.path }, 'library watch error'),
+        },
+        // Folders the scan does not walk are not watched either.
+        { skipFolder: isSkippedEntryName },
+      );
       if (this.closed || w.removed) {
         if ('watch' in result) result.watch.close();
         return;
