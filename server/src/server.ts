@@ -75,8 +75,9 @@ export async function createServer(
     tools,
     async listen() {
       const url = await app.listen({ host: config.host, port: config.port });
-      // The roots are watched (and rescanned periodically) by a serving process, not by the CLI.
-      await services.rootWatch.start(app.log);
+      // The roots are watched (and rescanned periodically) by a serving process, not by the CLI; the
+      // watchers are armed in the background.
+      void services.rootWatch.start(app.log);
       return url;
     },
     close() {

@@ -54,6 +54,8 @@ export async function folderIdentity(path: string): Promise<string | null> {
 /** Skips folders the scan does not walk either (hidden, system): nothing under them is watched. */
 export interface FolderWatchOptions {
   skipFolder(name: string): boolean;
+  /** Aborting it while the tree is being armed stops the walk and releases every watch at once. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -79,11 +81,18 @@ export async function watchFolderTree(
     return { unwatched: `${path} cannot be read: ${(err as Error).message}` };
   }
   const tree = new FolderTree(path, listener, options);
+  const abort = () => tree.close();
+  const stopped = () => options.signal?.aborted === true;
+  options.signal?.addEventListener('abort', abort);
   try {
+    if (stopped()) throw new Error('stopped');
     await tree.arm();
+    if (stopped()) throw new Error('stopped');
   } catch (err) {
     tree.close();
     return { unwatched: `${path} cannot be watched: ${(err as Error).message}` };
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
   }
   return { watch: tree };
 }

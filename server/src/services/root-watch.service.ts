@@ -106,6 +106,8 @@ export class RootWatchService {
   private closed = false;
   private ticking = false;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Aborted by close: a watcher still being armed stops at once and releases what it holds. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: RootWatchDeps) {
     this.quietMs = deps.quietMs ?? DEFAULT_QUIET_MS;
@@ -113,22 +115,33 @@ export class RootWatchService {
   }
 
   /**
-   * Arms a watcher on every root (each is scanned once then: what changed while nobody watched) and
-   * starts the periodic rescans. Resolves once every watcher is armed.
+   * Starts watching: a watcher is armed on every root in the background (each root is scanned once
+   * then: what changed while nobody watched), and the periodic checks and rescans begin. The returned
+   * promise settles once every root is armed; nobody needs to wait for it.
    */
-  async start(log?: WatchLog): Promise<void> {
-    if (this.started || this.closed) return;
+  start(log?: WatchLog): Promise<void> {
+    if (this.started || this.closed) return Promise.resolve();
     this.started = true;
     if (log !== undefined) this.log = log;
-    if (this.deps.watch) {
-      for (const root of await this.deps.roots.list()) await this.refresh(this.add(root), true);
-      this.every(this.checkMs, () => this.checkRoots());
-    }
     const interval = this.deps.rescanIntervalMs;
     if (interval !== null) this.every(interval, () => this.rescanAll());
+    if (!this.deps.watch) return Promise.resolve();
+    this.every(this.checkMs, () => this.checkRoots());
+    return (async () => {
+      for (const root of await this.deps.roots.list()) {
+        if (this.closed) return;
+        const w = this.watched.get(root.id) ?? this.add(root);
+        await this.refresh(w, true);
+      }
+    })().catch((err: unknown) => {
+      if (!this.closed) this.log.warn({ err }, 'library watch: the roots could not be listed');
+    });
   }
 
-  /** A root was added: it is watched from now on (its first scan is asked for as before). */
+  /**
+   * A root was added: it is watched from now on (its first scan is asked for as before). The watcher
+   * is armed in the background; the promise settles once it is.
+   */
   async rootAdded(root: { id: number; path: string }): Promise<void> {
     if (!this.started || this.closed || this.watched.has(root.id)) return;
     const w = this.add(root);
@@ -156,6 +169,7 @@ export class RootWatchService {
   /** Stops every watcher and timer at once (scans under way end with the job runner). */
   close(): void {
     this.closed = true;
+    this.stopping.abort();
     for (const t of this.timers) clearInterval(t);
     for (const w of this.watched.values()) this.drop(w);
   }
@@ -257,7 +271,7 @@ export class RootWatchService {
           error: (err) => this.log.warn({ err, root: w.id, path: w.path }, 'library watch error'),
         },
         // Folders the scan does not walk are not watched either.
-        { skipFolder: isSkippedEntryName },
+        { skipFolder: isSkippedEntryName, signal: this.stopping.signal },
       );
       if (this.closed || w.removed) {
         if ('watch' in result) result.watch.close();
@@ -420,7 +434,8 @@ export class WatchedLibraryRoots extends LibraryRootService {
 
   override async create(input: Parameters<LibraryRootService['create']>[0]): Promise<LibraryRootView> {
     const root = await super.create(input);
-    await this.rootWatch.rootAdded(root);
+    // (Arming walks the folders: the answer does not wait for it.)
+    void this.rootWatch.rootAdded(root);
     return root;
   }
 
