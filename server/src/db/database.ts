@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { ListingWriteObserver } from './listing-writes.ts';
 import { migrationsFor } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -26,7 +27,25 @@ export async function openDatabase(databaseUrl: string): Promise<OpenedDatabase>
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Every write through Kysely is seen by the listing cache (GET /library), whoever makes it.
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const listingWrites = new ListingWriteObserver(
+    (text, params) => {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = sqlite.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement.all(...params) as Record<string, unknown>[];
+    },
+    // Changes committed by another connection (the CLI writing while the server runs).
+    () => Number(sqlite.pragma('data_version', { simple: true })),
+  );
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    plugins: [listingWrites],
+  });
+  ListingWriteObserver.register(db, listingWrites);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrationsFor('sqlite') },

@@ -22,6 +22,11 @@ import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
+/** Time a client has to send its request headers (nginx's client_header_timeout). */
+export const HEADERS_TIMEOUT_MS = 60_000;
+/** Time a client has to send a whole request, body included (a 40 MiB import on a slow link). */
+export const REQUEST_TIMEOUT_MS = 600_000;
+
 export interface HttpOptions {
   apiToken: string;
   logLevel: string;
@@ -64,6 +69,13 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     bodyLimit: options.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Slow clients are timed out as nginx does: the request headers within 60 s (checked every 5 s),
+    // the whole request (an upload) within 10 minutes. Responses are never timed: a stream of a
+    // two-hour film, or a paused player that stops reading, keeps its connection (no socket idle
+    // timeout); an idle keep-alive connection closes after 72 s.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 5_000 },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: 0,
   });
 
   // Bodies are checked strictly (no coercion: "1999" is not a year); query strings and params
@@ -114,7 +126,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   app.register(async (api) => {
     registerSystemRoutes(api, services.status);
     registerMovieRoutes(api, services.movies);
-    registerLibraryRoutes(api, services.library, services.devices, pages.library);
+    registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
     registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);

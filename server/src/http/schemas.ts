@@ -65,11 +65,16 @@ export const listMoviesQuery = {
   },
 } as const;
 
+/** The largest page of GET /library a client may ask for (without limit and offset: the whole listing). */
+export const LIBRARY_PAGE_MAX = 10_000;
+
 export const libraryQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     device: { type: 'string', maxLength: 64 },
+    limit: { type: 'integer', minimum: 1, maximum: LIBRARY_PAGE_MAX },
+    offset: { type: 'integer', minimum: 0, maximum: 2147483647 },
   },
 } as const;
 

@@ -4,6 +4,8 @@ import type { Db } from '../db/database.ts';
 export interface LibraryMovieRow {
   id: number;
   title: string;
+  /** The listing's order: `sort_title, id` (SQLite's binary collation). */
+  sort_title: string;
   year: number | null;
   overview: string | null;
   has_digital_store_a: number;
@@ -46,42 +48,89 @@ export interface CreditNameRow {
   role: string;
 }
 
+/** Which movies a read covers: all (undefined), one, or a list (a rebuild after some changed). */
+export type MovieScope = number | readonly number[] | undefined;
+
+/** Ids per query: well under SQLite's limit of bound parameters. */
+const IDS_PER_QUERY = 500;
+
+/** Runs `read` for all (undefined), one, or the ids in slices, concatenating the rows. */
+async function scoped<T>(
+  scope: MovieScope,
+  read: (ids: readonly number[] | undefined) => Promise<T[]>,
+): Promise<T[]> {
+  if (scope === undefined) return read(undefined);
+  const ids = typeof scope === 'number' ? [scope] : scope;
+  const out: T[] = [];
+  for (let at = 0; at < ids.length; at += IDS_PER_QUERY) {
+    out.push(...(await read(ids.slice(at, at + IDS_PER_QUERY))));
+  }
+  return out;
+}
+
 /**
  * Bulk reads behind GET /library: a handful of ordered queries over whole tables instead of one
- * query per movie, so 10,000 movies cost the same five round trips as ten.
+ * query per movie, so 10,000 movies cost the same five round trips as ten. Each takes the same
+ * optional scope (one movie for its page; the movies a change touched, for the listing cache); rows
+ * of a list scope come in the order within each slice of ids, and the caller groups them.
  */
 export class LibraryRepository {
   constructor(private readonly db: Db) {}
 
-  /** All movies, or one (`movieId`): every read here takes the same optional filter. */
-  async movies(movieId?: number): Promise<LibraryMovieRow[]> {
-    return this.db
-      .selectFrom('movies')
-      .$if(movieId !== undefined, (q) => q.where('id', '=', movieId ?? 0))
-      .select(['id', 'title', 'year', 'overview', 'has_digital_store_a', 'has_digital_store_b', 'created_at'])
-      .orderBy('sort_title')
-      .orderBy('id')
-      .execute();
+  async movies(scope?: MovieScope): Promise<LibraryMovieRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movies')
+        .$if(ids !== undefined, (q) => q.where('id', 'in', ids ?? []))
+        .select([
+          'id',
+          'title',
+          'sort_title',
+          'year',
+          'overview',
+          'has_digital_store_a',
+          'has_digital_store_b',
+          'created_at',
+        ])
+        .orderBy('sort_title')
+        .orderBy('id')
+        .execute(),
+    );
   }
 
-  async copies(movieId?: number): Promise<LibraryCopyRow[]> {
-    return this.db
-      .selectFrom('physical_copies as c')
-      .$if(movieId !== undefined, (q) => q.where('c.movie_id', '=', movieId ?? 0))
-      .leftJoin('binders as b', 'b.id', 'c.binder_id')
-      .leftJoin('disc_editions as e', 'e.id', 'c.edition_id')
-      .select(['c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'e.format'])
-      .orderBy('c.movie_id')
-      .orderBy('c.id')
-      .execute();
+  async copies(scope?: MovieScope): Promise<LibraryCopyRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('physical_copies as c')
+        .$if(ids !== undefined, (q) => q.where('c.movie_id', 'in', ids ?? []))
+        .leftJoin('binders as b', 'b.id', 'c.binder_id')
+        .leftJoin('disc_editions as e', 'e.id', 'c.edition_id')
+        .select(['c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'e.format'])
+        .orderBy('c.movie_id')
+        .orderBy('c.id')
+        .execute(),
+    );
   }
 
-  async files(movieId?: number): Promise<LibraryFileRow[]> {
-    return this.fileQuery()
-      .$if(movieId !== undefined, (q) => q.where('f.movie_id', '=', movieId ?? 0))
-      .orderBy('f.movie_id')
-      .orderBy('f.id')
-      .execute();
+  async files(scope?: MovieScope): Promise<LibraryFileRow[]> {
+    return scoped(scope, (ids) =>
+      this.fileQuery()
+        .$if(ids !== undefined, (q) => q.where('f.movie_id', 'in', ids ?? []))
+        .orderBy('f.movie_id')
+        .orderBy('f.id')
+        .execute(),
+    );
+  }
+
+  /** Files by id, in id order (those a change named: the listing places each where it now belongs). */
+  async filesById(fileIds: readonly number[]): Promise<LibraryFileRow[]> {
+    const rows = await scoped(fileIds, (ids) =>
+      this.fileQuery()
+        .where('f.id', 'in', ids ?? [])
+        .orderBy('f.id')
+        .execute(),
+    );
+    return rows.sort((a, b) => a.id - b.id);
   }
 
   /** One file in the listing's shape (streaming and prewarm decide with the same rules). */
@@ -120,25 +169,29 @@ export class LibraryRepository {
       ]);
   }
 
-  async artwork(movieId?: number) {
-    return this.db
-      .selectFrom('movie_artwork_state')
-      .selectAll()
-      .$if(movieId !== undefined, (q) => q.where('movie_id', '=', movieId ?? 0))
-      .execute();
+  async artwork(scope?: MovieScope) {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movie_artwork_state')
+        .selectAll()
+        .$if(ids !== undefined, (q) => q.where('movie_id', 'in', ids ?? []))
+        .execute(),
+    );
   }
 
   /** Cast (in billing order) and directors, the names /library exposes for search. */
-  async creditNames(movieId?: number): Promise<CreditNameRow[]> {
-    return this.db
-      .selectFrom('person_movie as pm')
-      .$if(movieId !== undefined, (q) => q.where('pm.movie_id', '=', movieId ?? 0))
-      .innerJoin('persons as p', 'p.id', 'pm.person_id')
-      .select(['pm.movie_id', 'p.name', 'pm.role'])
-      .where((eb) => eb.or([eb('pm.role', '=', 'cast'), eb('pm.job', '=', 'Director')]))
-      .orderBy('pm.movie_id')
-      .orderBy('pm.role')
-      .orderBy('pm.sort_order')
-      .execute();
+  async creditNames(scope?: MovieScope): Promise<CreditNameRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('person_movie as pm')
+        .$if(ids !== undefined, (q) => q.where('pm.movie_id', 'in', ids ?? []))
+        .innerJoin('persons as p', 'p.id', 'pm.person_id')
+        .select(['pm.movie_id', 'p.name', 'pm.role'])
+        .where((eb) => eb.or([eb('pm.role', '=', 'cast'), eb('pm.job', '=', 'Director')]))
+        .orderBy('pm.movie_id')
+        .orderBy('pm.role')
+        .orderBy('pm.sort_order')
+        .execute(),
+    );
   }
 }

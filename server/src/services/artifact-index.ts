@@ -1,4 +1,5 @@
 import type { ArtifactIndex, ArtifactSourceFile } from './edition-presenter.ts';
+import type { ListingChanges } from './library-generation.ts';
 
 /** The source identity an artifact was built from: fingerprint, or size when none was taken. */
 export function sourceKeyOf(file: Pick<ArtifactSourceFile, 'fingerprint' | 'size_bytes'>): string {
@@ -12,16 +13,24 @@ export function sourceKeyOf(file: Pick<ArtifactSourceFile, 'fingerprint' | 'size
 export class ReadyArtifactIndex implements ArtifactIndex {
   private readonly ready = new Set<string>();
 
+  /** @param listing told when a file's readiness changes (it changes the file's playback prediction in /library) */
+  constructor(private readonly listing?: ListingChanges) {}
+
   private static key(mediaFileId: number, device: string, sourceKey: string): string {
     return `${mediaFileId}|${device}|${sourceKey}`;
   }
 
   add(mediaFileId: number, device: string, sourceKey: string): void {
-    this.ready.add(ReadyArtifactIndex.key(mediaFileId, device, sourceKey));
+    const key = ReadyArtifactIndex.key(mediaFileId, device, sourceKey);
+    if (this.ready.has(key)) return;
+    this.ready.add(key);
+    this.listing?.changed({ files: [mediaFileId] });
   }
 
   remove(mediaFileId: number, device: string, sourceKey: string): void {
-    this.ready.delete(ReadyArtifactIndex.key(mediaFileId, device, sourceKey));
+    if (this.ready.delete(ReadyArtifactIndex.key(mediaFileId, device, sourceKey))) {
+      this.listing?.changed({ files: [mediaFileId] });
+    }
   }
 
   isReady(file: ArtifactSourceFile, device: string): boolean {

@@ -27,6 +27,9 @@ import { JobService } from './job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './provider-adapters.ts';
 import { DeviceProfileService } from './device-profile.service.ts';
 import { PlaybackEditionPresenter } from './edition-presenter.ts';
+import { ListingWriteObserver } from '../db/listing-writes.ts';
+import { LibraryGeneration } from './library-generation.ts';
+import { LibraryListingService } from './library-listing.service.ts';
 import { LibraryService } from './library.service.ts';
 import type { LibraryRootService } from './library-root.service.ts';
 import { MediaPathService } from './media-path.service.ts';
@@ -46,6 +49,8 @@ export interface Services {
   status: SystemStatusService;
   movies: MovieService;
   library: LibraryService;
+  /** GET /library: the listing per device, built once per change and kept compressed. */
+  listing: LibraryListingService;
   devices: DeviceProfileService;
   tokens: PlaybackTokenService;
   analysis: AnalysisService;
@@ -95,7 +100,9 @@ export function buildServices(deps: ServiceDeps): Services {
   const store = new DataStore(deps.config.dataDir);
   const devices = new DeviceProfileService(store.readTextFilesSync('devices', '.json', 1024 * 1024));
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
-  const readyArtifacts = new ReadyArtifactIndex();
+  // Database writes reach the generation through the observer openDatabase installed.
+  const generation = new LibraryGeneration(ListingWriteObserver.of(deps.db), () => tokens.currentExpiry());
+  const readyArtifacts = new ReadyArtifactIndex(generation);
   const editions = new PlaybackEditionPresenter(
     devices,
     {
@@ -240,12 +247,14 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
   artifacts.useHls(hls);
+  const library = new LibraryService(deps.db, editions, status);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {
     status,
     movies,
-    library: new LibraryService(deps.db, editions, status),
+    library,
+    listing: new LibraryListingService(library, generation),
     devices,
     tokens,
     analysis,

@@ -12,6 +12,7 @@ import {
   type LibraryCopyRow,
   type LibraryFileRow,
   LibraryRepository,
+  type MovieScope,
 } from '../repositories/library.repository.ts';
 import { ArtworkService } from './artwork.service.ts';
 import type { SystemStatusService } from './system-status.service.ts';
@@ -29,6 +30,19 @@ export interface EditionPresenter {
   present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition;
 }
 
+/** One listed item with what the listing cache keeps about it. */
+export interface PresentedItem {
+  /** `m<movie id>`, or `f<file id>` for a file matched to no movie. */
+  key: string;
+  item: LibraryMovieItem;
+  /** The movie's sort title (the listing's order: sort_title, id); null for an unmatched file, listed after the movies by file id. */
+  sortTitle: string | null;
+  /** The movie id, or the file id of an unmatched file. */
+  id: number;
+  /** The media files the item shows (a change to one of them re-presents the item). */
+  files: number[];
+}
+
 /** Builds GET /library: every movie with its editions, badge and physical copies. */
 export class LibraryService {
   constructor(
@@ -38,9 +52,23 @@ export class LibraryService {
   ) {}
 
   async getLibrary(device: string): Promise<LibraryResponse> {
-    const { items, badges } = await this.buildItems(device);
+    const { movies, unmatched } = await this.presentMovies(device);
+    const items = [...movies, ...this.presentUnmatched(unmatched, device)].map((p) => p.item);
     return {
       items,
+      ...this.frame(
+        device,
+        items.map((i) => i.badge),
+      ),
+    };
+  }
+
+  /**
+   * Everything of the LibraryResponse but its items, in its member order (`items` comes first): the
+   * listing cache writes `{"items":[…]` and then these members.
+   */
+  frame(device: string, badges: readonly Badge[]): Omit<LibraryResponse, 'items'> {
+    return {
       contract_version: CONTRACT_VERSION,
       device,
       health_summary: healthSummary(badges),
@@ -50,34 +78,37 @@ export class LibraryService {
 
   /** One movie's item as /library would list it (the movie page), without building the rest. */
   async getMovieItem(movieId: number, device: string): Promise<LibraryMovieItem | null> {
-    const { items } = await this.buildItems(device, movieId);
-    return items[0] ?? null;
+    const { movies } = await this.presentMovies(device, movieId);
+    return movies[0]?.item ?? null;
   }
 
-  private async buildItems(
+  /**
+   * The movies in scope (all, one, or a list), in the listing's order, and — when all are read — the
+   * files matched to no movie (to be presented with {@link presentUnmatched}).
+   */
+  async presentMovies(
     device: string,
-    movieId?: number,
-  ): Promise<{ items: LibraryMovieItem[]; badges: Badge[] }> {
+    scope?: MovieScope,
+  ): Promise<{ movies: PresentedItem[]; unmatched: LibraryFileRow[] }> {
     const repo = new LibraryRepository(this.db);
+    if (Array.isArray(scope) && scope.length === 0) return { movies: [], unmatched: [] };
     const [movies, copies, files, credits, artwork] = await Promise.all([
-      repo.movies(movieId),
-      repo.copies(movieId),
-      repo.files(movieId),
-      repo.creditNames(movieId),
-      repo.artwork(movieId),
+      repo.movies(scope),
+      repo.copies(scope),
+      repo.files(scope),
+      repo.creditNames(scope),
+      repo.artwork(scope),
     ]);
     const artworkByMovie = new Map(artwork.map((a) => [a.movie_id, a]));
     const copiesByMovie = groupBy(copies, (c) => c.movie_id);
     const filesByMovie = groupBy(files, (f) => f.movie_id);
     const creditsByMovie = groupBy(credits, (c) => c.movie_id);
 
-    const items: LibraryMovieItem[] = [];
-    const badges: Badge[] = [];
+    const out: PresentedItem[] = [];
     for (const movie of movies) {
       const movieCopies = copiesByMovie.get(movie.id) ?? [];
-      const presented = (filesByMovie.get(movie.id) ?? []).map((f) =>
-        this.presenter.present(f, copyForFile(f, movieCopies), device),
-      );
+      const movieFiles = filesByMovie.get(movie.id) ?? [];
+      const presented = movieFiles.map((f) => this.presenter.present(f, copyForFile(f, movieCopies), device));
       const item = this.buildItem(
         movie.id,
         movie.title,
@@ -91,17 +122,37 @@ export class LibraryService {
       item.has_digital_store_b = movie.has_digital_store_b === 1;
       item.poster_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'poster');
       item.backdrop_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'backdrop');
-      items.push(item);
-      badges.push(item.badge);
+      out.push({
+        key: `m${movie.id}`,
+        item,
+        sortTitle: movie.sort_title,
+        id: movie.id,
+        files: movieFiles.map((f) => f.id),
+      });
     }
-    // Files not (yet) matched to any movie still show up, titled after their file name.
-    for (const file of filesByMovie.get(null) ?? []) {
-      const presented = [this.presenter.present(file, null, device)];
-      const item = this.buildItem(null, titleFromPath(file.relative_path), presented, [], []);
-      items.push(item);
-      badges.push(item.badge);
-    }
-    return { items, badges };
+    return { movies: out, unmatched: filesByMovie.get(null) ?? [] };
+  }
+
+  /** Files not (yet) matched to any movie still show up, titled after their file name. */
+  presentUnmatched(files: readonly LibraryFileRow[], device: string): PresentedItem[] {
+    return files.map((file) => ({
+      key: `f${file.id}`,
+      item: this.buildItem(
+        null,
+        titleFromPath(file.relative_path),
+        [this.presenter.present(file, null, device)],
+        [],
+        [],
+      ),
+      sortTitle: null,
+      id: file.id,
+      files: [file.id],
+    }));
+  }
+
+  /** Files by id as the listing reads them (a change named them: where do they belong now?). */
+  async filesById(ids: readonly number[]): Promise<LibraryFileRow[]> {
+    return ids.length === 0 ? [] : new LibraryRepository(this.db).filesById(ids);
   }
 
   private buildItem(

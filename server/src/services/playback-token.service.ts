@@ -17,9 +17,13 @@ export class PlaybackTokenService {
     return Math.floor(this.clock.now().getTime() / 1000);
   }
 
+  /** The expiry (Unix seconds) a token signed now carries: the same for a whole hour. */
+  currentExpiry(): number {
+    return Math.ceil((this.nowSeconds() + LIFETIME_SECONDS) / ROUND_SECONDS) * ROUND_SECONDS;
+  }
+
   sign(mediaFileId: number, device: string): string {
-    const expiresAt = Math.ceil((this.nowSeconds() + LIFETIME_SECONDS) / ROUND_SECONDS) * ROUND_SECONDS;
-    return signPlaybackToken(this.key, { mediaFileId, device, expiresAt });
+    return signPlaybackToken(this.key, { mediaFileId, device, expiresAt: this.currentExpiry() });
   }
 
   verify(token: string, mediaFileId: number, device: string): TokenCheck {

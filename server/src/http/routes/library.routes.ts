@@ -1,7 +1,7 @@
-import { schemaId } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts';
 import type { DeviceProfileService } from '../../services/device-profile.service.ts';
-import type { LibraryService } from '../../services/library.service.ts';
+import type { LibraryListingService } from '../../services/library-listing.service.ts';
 import { prefersHtml } from '../pages/accept.ts';
 import { libraryQuery } from '../schemas.ts';
 
@@ -9,25 +9,45 @@ import { libraryQuery } from '../schemas.ts';
 export type LibraryPageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /**
- * GET /library: the contract's LibraryResponse, serialised from its schema; or, when the Accept
- * header prefers text/html, the library page (which takes its own query: q, badge, page, …).
+ * GET /library: the contract's LibraryResponse, from the listing cache (built once per change, kept
+ * compressed: the body is sent as kept, so @fastify/compress leaves it alone); `ETag` and a matching
+ * `If-None-Match` → 304; `?limit=&offset=` a page of it, the total in `X-Total-Count`. When the Accept
+ * header prefers text/html, the library page instead (which takes its own query: q, badge, page, …).
  */
 export function registerLibraryRoutes(
   app: FastifyInstance,
-  library: LibraryService,
+  listing: LibraryListingService,
   devices: DeviceProfileService,
   page?: LibraryPageHandler,
 ): void {
-  app.get<{ Querystring: { device?: string } }>(
+  app.get<{ Querystring: { device?: string; limit?: number; offset?: number } }>(
     '/library',
     {
-      schema: { querystring: libraryQuery, response: { 200: { $ref: `${schemaId('libraryResponse')}#` } } },
+      schema: { querystring: libraryQuery },
       // The page answers before the API's query validation runs.
       preValidation: async (request, reply) => {
         if (page !== undefined && prefersHtml(request.headers.accept)) return page(request, reply);
       },
     },
-    async (request) => library.getLibrary(devices.resolve(request.query.device).id),
+    async (request, reply) => {
+      const { limit, offset } = request.query;
+      const answer = await listing.answer({
+        device: devices.resolve(request.query.device).id,
+        coding: preferredCoding(request.headers['accept-encoding']),
+        ifNoneMatch: request.headers['if-none-match'],
+        page:
+          limit === undefined && offset === undefined ? null : { offset: offset ?? 0, limit: limit ?? null },
+      });
+      reply
+        .header('etag', answer.etag)
+        // Clients keep it and ask again with If-None-Match: an unchanged listing is a 304.
+        .header('cache-control', 'private, no-cache')
+        .header('vary', 'Accept, Accept-Encoding');
+      if (answer.total !== null) reply.header('x-total-count', String(answer.total));
+      if (answer.notModified) return reply.code(304).send();
+      if (answer.coding !== 'identity') reply.header('content-encoding', answer.coding);
+      return reply.type('application/json; charset=utf-8').send(answer.body);
+    },
   );
 }
 

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { type OpenedDatabase, openDatabase } from '../../src/db/database.ts';
+import { ListingWriteObserver } from '../../src/db/listing-writes.ts';
+import type { ListingChange } from '../../src/domain/library-listing/changes.ts';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+
+/** One change as sorted id lists (or "all"), for comparing. */
+function flat(changes: ListingChange[]): { movies: number[]; files: number[] } | 'all' {
+  if (changes.some((c) => c.all === true)) return 'all';
+  const movies = new Set<number>();
+  const files = new Set<number>();
+  for (const c of changes) {
+    for (const m of c.movies ?? []) movies.add(m);
+    for (const f of c.files ?? []) files.add(f);
+  }
+  return { movies: [...movies].sort((a, b) => a - b), files: [...files].sort((a, b) => a - b) };
+}
+
+describe('the listing write observer (every Kysely write, classified)', () => {
+  let opened: OpenedDatabase;
+  let seen: ListingChange[] = [];
+  const movie = (title: string) => ({
+    title,
+    sort_title: title.toLowerCase(),
+    normalized_title: title.toLowerCase(),
+    original_title: null,
+    year: null,
+    overview: null,
+    runtime_minutes: null,
+    tmdb_id: null,
+    imdb_id: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+
+  before(async () => {
+    opened = await openDatabase('sqlite::memory:');
+    const observer = ListingWriteObserver.of(opened.db);
+    assert.ok(observer, 'openDatabase installs the observer');
+    observer.subscribe((c) => seen.push(c));
+  });
+  after(async () => {
+    await opened.close();
+  });
+  beforeEach(() => {
+    seen = [];
+  });
+
+  async function changeOf(write: () => Promise<unknown>) {
+    seen = [];
+    await write();
+    return flat(seen);
+  }
+
+  it('reads the ids of new movies and files from RETURNING or the last rowid', async () => {
+    const db = opened.db;
+    const one = await changeOf(() => db.insertInto('movies').values(movie('One')).returning('id').execute());
+    assert.deepEqual(one, { movies: [1], files: [] });
+    const two = await changeOf(() =>
+      db
+        .insertInto('movies')
+        .values([movie('Two'), movie('Three')])
+        .execute(),
+    );
+    assert.deepEqual(two, { movies: [2, 3], files: [] });
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .insertInto('library_roots')
+          .values({ path: '/r', name: 'r', collection_id: null, created_at: NOW })
+          .execute(),
+      ),
+      { movies: [], files: [] },
+      'a new root lists nothing',
+    );
+    const file = await changeOf(() =>
+      db
+        .insertInto('media_files')
+        .values({
+          movie_id: 2,
+          library_root_id: 1,
+          relative_path: 'a.mkv',
+          size_bytes: 1,
+          mtime_ms: 1,
+          fingerprint: null,
+          edition_label: null,
+          created_at: NOW,
+          updated_at: NOW,
+        })
+        .execute(),
+    );
+    assert.deepEqual(file, { movies: [2], files: [1] });
+  });
+
+  it('finds the rows an UPDATE or DELETE touches from its WHERE, looking owners up', async () => {
+    const db = opened.db;
+    assert.deepEqual(
+      await changeOf(() => db.updateTable('movies').set({ overview: 'x' }).where('id', '=', 3).execute()),
+      { movies: [3], files: [] },
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .updateTable('media_files')
+          .set({ status: 'missing' })
+          .where('id', '=', 1)
+          .where('status', '!=', 'missing')
+          .execute(),
+      ),
+      { movies: [], files: [1] },
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('media_files').set({ movie_id: 3 }).where('id', 'in', [1]).execute(),
+      ),
+      { movies: [3], files: [1] },
+      'a file moved to another movie names both the file and its new movie',
+    );
+    const binder = await db
+      .insertInto('binders')
+      .values({ name: 'A', capacity: 10, created_at: NOW })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const copy = await db
+      .insertInto('physical_copies')
+      .values({
+        movie_id: 2,
+        edition_id: null,
+        binder_id: binder.id,
+        slot: '1',
+        notes: null,
+        created_at: NOW,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('physical_copies').set({ slot: '2' }).where('id', '=', copy.id).execute(),
+      ),
+      { movies: [2], files: [] },
+      'a copy names its movie through movie_id',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('binders').set({ capacity: 50 }).where('id', '=', binder.id).execute(),
+      ),
+      { movies: [], files: [] },
+      'a binder capacity is not listed',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('binders').set({ name: 'B' }).where('id', '=', binder.id).execute(),
+      ),
+      { movies: [2], files: [] },
+      'a binder name is, on every copy in it',
+    );
+    assert.deepEqual(
+      await changeOf(() => db.deleteFrom('physical_copies').where('id', '=', copy.id).execute()),
+      { movies: [2], files: [] },
+      'looked up before the row goes',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('library_roots').set({ last_scan_at: NOW }).where('id', '=', 1).execute(),
+      ),
+      { movies: [], files: [] },
+    );
+    assert.deepEqual(
+      await changeOf(() => db.deleteFrom('library_roots').where('id', '=', 1).execute()),
+      { movies: [], files: [1] },
+      'a root going takes its files',
+    );
+  });
+
+  it('sees upserts, person renames, transactions, raw SQL and what it cannot narrow', async () => {
+    const db = opened.db;
+    const person = await db
+      .insertInto('persons')
+      .values({ tmdb_id: 77, name: 'Ann', profile_path: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('person_movie')
+      .values({
+        person_id: person.id,
+        movie_id: 3,
+        role: 'cast',
+        character: null,
+        job: null,
+        department: null,
+        sort_order: 0,
+      })
+      .execute();
+    const upsert = (name: string) =>
+      db
+        .insertInto('persons')
+        .values({ tmdb_id: 77, name, profile_path: null })
+        .onConflict((oc) => oc.column('tmdb_id').doUpdateSet({ name }))
+        .returning('id')
+        .execute();
+    assert.deepEqual(await changeOf(() => upsert('Ann')), { movies: [], files: [] }, 'same name: nothing');
+    assert.deepEqual(await changeOf(() => upsert('Anne')), { movies: [3], files: [] }, 'renamed: her movies');
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .insertInto('movie_artwork_state')
+          .values({
+            movie_id: 2,
+            poster_state: 'none',
+            backdrop_state: 'none',
+            fetched_at: null,
+            error: null,
+          })
+          .onConflict((oc) => oc.column('movie_id').doUpdateSet({ poster_state: 'ready' }))
+          .execute(),
+      ),
+      { movies: [2], files: [] },
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.transaction().execute(async (trx) => {
+          await trx.updateTable('movies').set({ year: 1999 }).where('id', '=', 1).execute();
+          await trx.deleteFrom('person_movie').where('movie_id', '=', 3).execute();
+        }),
+      ),
+      { movies: [1, 3], files: [] },
+    );
+    assert.equal(
+      await changeOf(() => db.updateTable('movies').set({ watched: 0 }).execute()),
+      'all',
+      'no WHERE: every row',
+    );
+    assert.equal(
+      await changeOf(() =>
+        db.updateTable('movies').set({ watched: 0 }).where('title', 'like', 'T%').execute(),
+      ),
+      'all',
+      'a WHERE on no key: everything',
+    );
+    assert.equal(await changeOf(() => sql`update movies set year = 2000`.execute(db)), 'all');
+    assert.deepEqual(await changeOf(() => db.selectFrom('movies').selectAll().execute()), {
+      movies: [],
+      files: [],
+    });
+    assert.deepEqual(
+      await changeOf(() => db.insertInto('settings').values({ key: 'k', value: 'v' }).execute()),
+      { movies: [], files: [] },
+    );
+    assert.equal(seen.length, 0, 'unlisted tables are not reported');
+  });
+
+  it('keeps its external version for its own commits (another connection: library-cache.test.ts)', async () => {
+    const observer = ListingWriteObserver.of(opened.db);
+    assert.ok(observer);
+    const before = observer.externalVersion();
+    await opened.db.updateTable('movies').set({ year: 2001 }).where('id', '=', 1).execute();
+    assert.equal(observer.externalVersion(), before, 'our own commits do not move it');
+  });
+});
