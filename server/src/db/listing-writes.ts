@@ -125,9 +125,9 @@ export class ListingWriteObserver implements KyselyPlugin {
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    // (Kept, not deleted: a compiled query run again reports again.)
     const pending = this.pending.get(args.queryId);
     if (pending === undefined) return args.result;
-    this.pending.delete(args.queryId);
     let change = pending.change;
     if (pending.newIds !== undefined) {
       const ids = insertedIds(args.result);
