@@ -55,6 +55,8 @@ interface Listing {
   pieces: Map<string, Piece>;
   /** `],"contract_version":…}`: what follows the items. */
   tail: string;
+  /** Some item carries stream URLs (with tokens that move hourly). */
+  tokens: boolean;
   gzip: Buffer;
   identity: Buffer | null;
   br: Buffer | null;
@@ -146,7 +148,7 @@ export class LibraryListingService {
 
   async answer(request: ListingRequest): Promise<ListingAnswer> {
     const { device, page = null } = request;
-    const version = this.generation.current();
+    const version = this.versionFor(device);
     // The tag is known without building: an unchanged listing costs no work at all.
     const coding = page === null ? request.coding : request.coding === 'identity' ? 'identity' : 'gzip';
     const kept = this.listings.peek(device);
@@ -176,6 +178,24 @@ export class LibraryListingService {
         served === 'gzip' ? listing.gzip : served === 'br' ? (listing.br as Buffer) : this.identity(listing),
       total: listing.order.length,
     };
+  }
+
+  /**
+   * The version a request for this device asks for. A listing without a single stream URL (discs
+   * only) does not depend on the token hour: it keeps its version when the hour moves.
+   */
+  private versionFor(device: string): ListingVersion {
+    const version = this.generation.current();
+    const kept = this.listings.peek(device);
+    if (
+      kept !== undefined &&
+      !kept.tokens &&
+      kept.version.boot === version.boot &&
+      kept.version.generation === version.generation
+    ) {
+      return kept.version;
+    }
+    return version;
   }
 
   private etag(
@@ -422,6 +442,7 @@ export class LibraryListingService {
       fileOwner,
       pieces,
       tail,
+      tokens: order.some((r) => r.tokens),
       gzip: gzipped,
       identity: null,
       br: null,

@@ -10,8 +10,10 @@ import { request } from 'undici';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/app.ts';
 import { contract, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
-/** A pinned clock: the stream URLs' tokens (and with them the listing) do not move with the hour. */
-const clock = { now: () => new Date('2026-03-01T12:00:00Z') };
+/** A pinned clock: the stream URLs' tokens (and with them the listing) move only when a test says. */
+let nowMs = Date.parse('2026-03-01T12:00:00Z');
+const clock = { now: () => new Date(nowMs) };
+const HOUR = 3600_000;
 
 interface Raw {
   status: number;
@@ -118,6 +120,9 @@ describe('GET /library: cached listing, ETag, 304, pages', () => {
     assert.equal((await raw(t, '/library', { 'if-none-match': '*' })).status, 304);
     assert.equal((await raw(t, '/library', { 'if-none-match': `W/${etag}` })).status, 200, 'weak ≠ strong');
     assert.equal((await raw(t, '/library', { 'if-none-match': '"other"' })).status, 200);
+    // Discs only, no stream URL: the token hour moving changes nothing.
+    nowMs += HOUR;
+    assert.equal((await raw(t, '/library', { 'if-none-match': etag })).status, 304);
     // Another device is another listing with its own tag.
     const tv = await raw(t, '/library?device=tv');
     assert.notEqual(etagOf(tv), etag);
@@ -253,6 +258,21 @@ describe('GET /library: cached listing, ETag, 304, pages', () => {
     assert.equal(stats.fullBuilds, before.fullBuilds, 'no full build');
     assert.equal(stats.presented - before.presented, 1, 'one movie presented again');
     assert.equal(after.body.items.find((i) => i.movie_id === id)?.overview, 'Changed once.');
+  });
+
+  it('presents the items with stream URLs again when their tokens move to the next hour', async () => {
+    const services = t.server.services;
+    const before = await listing();
+    const withUrls = before.body.items.filter((i) => i.editions.length > 0).length;
+    assert.ok(withUrls > 0 && withUrls < before.body.items.length);
+    const stats = services.listing.stats();
+    nowMs += HOUR;
+    const after = await listing();
+    assert.notEqual(after.etag, before.etag);
+    assert.notEqual(after.text, before.text, 'new tokens in the stream URLs');
+    const now = services.listing.stats();
+    assert.equal(now.fullBuilds, stats.fullBuilds);
+    assert.equal(now.presented - stats.presented, withUrls);
   });
 
   it('shares one build among concurrent requests', async () => {

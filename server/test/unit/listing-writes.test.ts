@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type OpenedDatabase, openDatabase } from '../../src/db/database.ts';
@@ -258,5 +260,25 @@ describe('the listing write observer (every Kysely write, classified)', () => {
     const before = observer.externalVersion();
     await opened.db.updateTable('movies').set({ year: 2001 }).where('id', '=', 1).execute();
     assert.equal(observer.externalVersion(), before, 'our own commits do not move it');
+  });
+});
+
+describe('no write goes around the observer', () => {
+  it('leaves the raw SQLite handle and precompiled queries to db/database.ts', () => {
+    const src = new URL('../../src/', import.meta.url).pathname;
+    const files = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(src, f));
+    const offenders: string[] = [];
+    for (const file of files) {
+      const name = relative(src, file);
+      if (name === join('db', 'database.ts')) continue;
+      const text = readFileSync(file, 'utf8');
+      // A statement on the better-sqlite3 handle, or a CompiledQuery run as is, is not seen by the
+      // plugin: the listing would not know what it changed.
+      if (/\bsqlite\.(prepare|exec|transaction)\(|CompiledQuery|\.executeQuery\(/.test(text))
+        offenders.push(name);
+    }
+    assert.deepEqual(offenders, []);
   });
 });
