@@ -24,6 +24,8 @@ import { registerSystemRoutes } from './routes/system.routes.ts';
 
 /** Time a client has to send its request headers (nginx's client_header_timeout). */
 export const HEADERS_TIMEOUT_MS = 60_000;
+/** How often Node checks the requests in progress against those times. */
+const TIMEOUT_CHECK_MS = 5_000;
 /** Time a client has to send a whole request, body included (a 40 MiB import on a slow link). */
 export const REQUEST_TIMEOUT_MS = 600_000;
 
@@ -69,11 +71,12 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     bodyLimit: options.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Slow clients are timed out as nginx does: the request headers within 60 s (checked every 5 s),
+    // Slow clients are timed out as nginx does: the request headers within 60 s (a connection that
+    // sends none is closed too; Node answers 408; checked every 5 s),
     // the whole request (an upload) within 10 minutes. Responses are never timed: a stream of a
     // two-hour film, or a paused player that stops reading, keeps its connection (no socket idle
     // timeout); an idle keep-alive connection closes after 72 s.
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 5_000 },
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: 0,
   });
