@@ -260,6 +260,12 @@ export class SubtitleVttService {
         const extracted = outputs.get(other.source.stream);
         if (extracted === undefined || extracted instanceof Error) continue;
         const otherKey = this.embeddedKey(file, other.source.stream);
+        if (other.source.stream !== stream) {
+          // Another request that shares this run stores its own track; a stored one is not
+          // rewritten (a second write would change its mtime, and with it the ETag a player holds).
+          if (this.inflight.has(otherKey)) continue;
+          if ((await this.deps.store.stat('subtitles', otherKey)) !== null) continue;
+        }
         try {
           const exactTimes =
             extracted.timings === null
