@@ -60,7 +60,11 @@ describe('PlaybackService.info', () => {
           };
         },
       },
-      { capabilitiesOf: () => caps as Capabilities | null },
+      // A capability record with only what the test sets (no tracks unless given).
+      {
+        capabilitiesOf: () =>
+          caps === null ? null : ({ audio: [], subtitles: [], ...caps } as Capabilities),
+      },
       tokens,
       { warnings: (fileId, dev) => warnings.map((w) => `${w} (${fileId}, ${dev})`) },
     );
