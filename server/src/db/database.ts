@@ -38,8 +38,12 @@ export async function openDatabase(databaseUrl: string): Promise<OpenedDatabase>
       }
       return statement.all(...params) as Record<string, unknown>[];
     },
-    // Changes committed by another connection (the CLI writing while the server runs).
-    () => Number(sqlite.pragma('data_version', { simple: true })),
+    // Changes committed by another connection (the CLI writing while the server runs); asked on
+    // every GET /library, so prepared once.
+    (() => {
+      const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+      return () => Number(dataVersion.get());
+    })(),
   );
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: sqlite }),

@@ -122,6 +122,22 @@ export class LibraryRepository {
     );
   }
 
+  /** Every movie id in the listing's order (sort_title, id): a full build reads the movies in slices of it. */
+  async movieOrder(): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('movies')
+      .select('id')
+      .orderBy('sort_title')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The files matched to no movie, by id. */
+  async unmatchedFiles(): Promise<LibraryFileRow[]> {
+    return this.fileQuery().where('f.movie_id', 'is', null).orderBy('f.id').execute();
+  }
+
   /** Files by id, in id order (those a change named: the listing places each where it now belongs). */
   async filesById(fileIds: readonly number[]): Promise<LibraryFileRow[]> {
     const rows = await scoped(fileIds, (ids) =>

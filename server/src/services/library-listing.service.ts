@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gzip } from 'node:zlib';
+import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip, gzip } from 'node:zlib';
 import { CONTRACT_HASH } from '@reelshelf/contract';
 import type { Badge } from '../domain/badges.ts';
 import type { ListingCoding } from '../domain/library-listing/accept-encoding.ts';
@@ -18,6 +18,7 @@ import type { LibraryService, PresentedItem } from './library.service.ts';
 
 const deflateRawAsync = promisify(deflateRaw);
 const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 const brotliAsync = promisify(brotliCompress);
 
 /** What the cache keeps of one listed item: its JSON, and what decides when it must be presented again. */
@@ -31,14 +32,15 @@ interface ItemRecord {
   files: readonly number[];
   /** Its editions carry signed stream URLs: presented again when the token hour moves. */
   tokens: boolean;
-  /** Unique per presentation: a piece's signature names the revisions it holds. */
-  rev: number;
   /** A compressed piece ends after this item (chunks.ts). */
   cut: boolean;
 }
 
 /** A run of items compressed on its own (raw deflate, sync-flushed). */
 interface Piece {
+  /** The items it holds, and those of the piece before it (its dictionary); empty for the frame's own pieces. */
+  items: readonly ItemRecord[];
+  before: readonly ItemRecord[] | null;
   deflated: Buffer;
   crc: number;
   length: number;
@@ -52,13 +54,14 @@ interface Listing {
   records: Map<string, ItemRecord>;
   order: ItemRecord[];
   fileOwner: Map<number, string>;
-  pieces: Map<string, Piece>;
+  /** The pieces, in order; a piece is found again by its first item. */
+  pieces: Map<ItemRecord, Piece>;
   /** `],"contract_version":…}`: what follows the items. */
   tail: string;
   /** Some item carries stream URLs (with tokens that move hourly). */
   tokens: boolean;
   gzip: Buffer;
-  identity: Buffer | null;
+  identity: Promise<Buffer> | null;
   br: Buffer | null;
   brBuilding: boolean;
   /** Bytes held, roughly (for the memory bound). */
@@ -106,6 +109,12 @@ export interface ListingCacheOptions {
 
 const HEAD = '{"items":[';
 const HEAD_PIECE = finalPiece(HEAD, false);
+/** Movies presented at a time by a full build. */
+const FULL_BUILD_SLICE = 1_000;
+/** Pieces compressed at once (the thread pool has 4 threads; the machine perhaps 2 cores). */
+const COMPRESSING_AT_ONCE = 4;
+/** Deflate's window: how far back a piece may refer into the text before it. */
+const WINDOW = 32 * 1024;
 /** Above this share of changed items a full build is cheaper than picking them out. */
 const FULL_BUILD_SHARE = 0.25;
 
@@ -122,7 +131,8 @@ export class LibraryListingService {
   private readonly maxBytes: number;
   private readonly gzipLevel: number;
   private readonly brotliQuality: number;
-  private revision = 0;
+  private readonly tags = new Map<string, string>();
+  private tagsVersion = '';
   private readonly counters: ListingStats = { builds: 0, fullBuilds: 0, presented: 0 };
 
   constructor(
@@ -175,7 +185,11 @@ export class LibraryListingService {
       notModified: false,
       coding: served,
       body:
-        served === 'gzip' ? listing.gzip : served === 'br' ? (listing.br as Buffer) : this.identity(listing),
+        served === 'gzip'
+          ? listing.gzip
+          : served === 'br'
+            ? (listing.br as Buffer)
+            : await this.identity(listing),
       total: listing.order.length,
     };
   }
@@ -204,7 +218,19 @@ export class LibraryListingService {
     page: { offset: number; limit: number | null } | null,
     coding: ListingCoding,
   ): string {
-    return listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding });
+    // Asked a few times per request and the same for a whole generation: kept until the version moves.
+    const versionKey = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
+    if (versionKey !== this.tagsVersion) {
+      this.tags.clear();
+      this.tagsVersion = versionKey;
+    }
+    const key = `${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${device}`;
+    let tag = this.tags.get(key);
+    if (tag === undefined) {
+      tag = listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding });
+      if (this.tags.size < 1024) this.tags.set(key, tag);
+    }
+    return tag;
   }
 
   /** br when it is ready (it is made in the background once asked for; gzip until then). */
@@ -213,14 +239,16 @@ export class LibraryListingService {
     if (listing.br !== null) return 'br';
     if (!listing.brBuilding) {
       listing.brBuilding = true;
-      const source = this.identity(listing);
-      void brotliAsync(source, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: this.brotliQuality,
-          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
-        },
-      })
+      void this.identity(listing)
+        .then((source) =>
+          brotliAsync(source, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: this.brotliQuality,
+              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+            },
+          }),
+        )
         .then((br) => {
           listing.br = br;
           listing.bytes += br.length;
@@ -232,11 +260,12 @@ export class LibraryListingService {
     return 'gzip';
   }
 
-  private identity(listing: Listing): Buffer {
-    if (listing.identity === null) {
-      listing.identity = Buffer.from(HEAD + listing.order.map((r) => r.json).join(',') + listing.tail);
-      listing.bytes += listing.identity.length;
-    }
+  /** The uncompressed bytes, made once on demand: the gzip member inflated (on the thread pool). */
+  private identity(listing: Listing): Promise<Buffer> {
+    listing.identity ??= gunzipAsync(listing.gzip).then((bytes) => {
+      listing.bytes += bytes.length;
+      return bytes;
+    });
     return listing.identity;
   }
 
@@ -279,21 +308,35 @@ export class LibraryListingService {
     const version = this.generation.current();
     const base = this.listings.peek(device);
     this.counters.builds++;
-    const incremental = base === undefined ? null : await this.rebuildChanged(base, version);
-    const { records, order, fileOwner } = incremental ?? (await this.buildAll(device));
-    const listing = await this.assemble(device, version, records, order, fileOwner, base);
-    this.keep(listing);
-    return listing;
+    try {
+      const incremental = base === undefined ? null : await this.rebuildChanged(base, version);
+      const { records, order, fileOwner } = incremental ?? (await this.buildAll(device));
+      const listing = await this.assemble(device, version, records, order, fileOwner, base);
+      this.keep(listing);
+      return listing;
+    } catch (err) {
+      // The base's maps may be half updated: the next request builds from scratch.
+      if (this.listings.peek(device) === base) this.listings.delete(device);
+      throw err;
+    }
   }
 
   private async buildAll(
     device: string,
   ): Promise<{ records: Map<string, ItemRecord>; order: ItemRecord[]; fileOwner: Map<number, string> }> {
     this.counters.fullBuilds++;
-    const { movies, unmatched } = await this.library.presentMovies(device);
-    const presented = [...movies, ...this.library.presentUnmatched(unmatched, device)];
-    this.counters.presented += presented.length;
-    const order = presented.map((p) => this.record(p));
+    // In slices of the order: only one slice's rows and items are alive at a time (50,000 movies
+    // would otherwise hold every row and item object at once), and other requests (health) are
+    // answered between slices.
+    const ids = await this.library.movieOrder();
+    const order: ItemRecord[] = [];
+    for (let at = 0; at < ids.length; at += FULL_BUILD_SLICE) {
+      const { movies } = await this.library.presentMovies(device, ids.slice(at, at + FULL_BUILD_SLICE));
+      for (const p of movies) order.push(this.record(p));
+    }
+    const unmatched = this.library.presentUnmatched(await this.library.unmatchedFiles(), device);
+    for (const p of unmatched) order.push(this.record(p));
+    this.counters.presented += order.length;
     const records = new Map(order.map((r) => [r.key, r]));
     const fileOwner = new Map<number, string>();
     for (const r of order) for (const f of r.files) fileOwner.set(f, r.key);
@@ -348,8 +391,9 @@ export class LibraryListingService {
     const removed = new Set<string>();
     for (const m of movies) removed.add(`m${m}`);
     for (const f of files) removed.add(`f${f}`);
-    const records = new Map(base.records);
-    const fileOwner = new Map(base.fileOwner);
+    // The base's maps are updated in place (only builds read them, one at a time per device; a build
+    // that fails drops the listing): copying 50,000 entries per change would be most of the garbage.
+    const { records, fileOwner } = base;
     for (const key of removed) {
       const old = records.get(key);
       if (old === undefined) continue;
@@ -375,12 +419,14 @@ export class LibraryListingService {
       badge: p.item.badge,
       files: p.files,
       tokens: p.item.editions.length > 0,
-      rev: ++this.revision,
       cut: cutsAfter(p.key),
     };
   }
 
-  /** Cuts the order into pieces, compresses the pieces the base listing does not have, and frames the gzip member. */
+  /**
+   * Cuts the order into pieces, compresses the pieces the base listing does not have (a change
+   * recompresses its piece and the next, whose dictionary it is), and frames the gzip member.
+   */
   private async assemble(
     device: string,
     version: ListingVersion,
@@ -389,49 +435,61 @@ export class LibraryListingService {
     fileOwner: Map<number, string>,
     base: Listing | undefined,
   ): Promise<Listing> {
-    const runs: { signature: string; items: ItemRecord[]; first: boolean }[] = [];
+    // Runs of items between cuts. A kept piece is reused when it holds the same item records (each
+    // presentation is a new record) after the same piece (its dictionary: the text before it, which
+    // the decoder holds in its window, so a piece compresses as well as one stream would).
+    const runs: ItemRecord[][] = [];
     let items: ItemRecord[] = [];
-    let signature = '';
     for (const r of order) {
       items.push(r);
-      signature += `${r.key}:${r.rev},`;
       if (r.cut) {
-        runs.push({ signature: (runs.length === 0 ? '^' : '') + signature, items, first: runs.length === 0 });
+        runs.push(items);
         items = [];
-        signature = '';
       }
     }
-    if (items.length > 0) {
-      runs.push({ signature: (runs.length === 0 ? '^' : '') + signature, items, first: runs.length === 0 });
-    }
-    const pieces = new Map<string, Piece>();
-    await Promise.all(
-      runs.map(async (run) => {
-        const reused = base?.pieces.get(run.signature);
-        if (reused !== undefined) {
-          pieces.set(run.signature, reused);
-          return;
-        }
-        const text = (run.first ? '' : ',') + run.items.map((r) => r.json).join(',');
-        pieces.set(run.signature, await this.compressPiece(Buffer.from(text)));
-      }),
-    );
+    if (items.length > 0) runs.push(items);
+    const textOf = (i: number): string =>
+      (i === 0 ? '' : ',') + (runs[i] as ItemRecord[]).map((r) => r.json).join(',');
+    const parts: Piece[] = new Array<Piece>(runs.length);
+    const missing: number[] = [];
+    runs.forEach((run, i) => {
+      const before = i === 0 ? null : (runs[i - 1] as ItemRecord[]);
+      const kept = base?.pieces.get(run[0] as ItemRecord);
+      if (kept !== undefined && sameItems(kept.items, run) && sameItems(kept.before, before)) parts[i] = kept;
+      else missing.push(i);
+    });
+    // A few at a time on the thread pool (each deflate holds ~256 KB of state while it runs).
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < missing.length) {
+        const i = missing[next++] as number;
+        // (Cut as bytes: the dictionary must be exactly the last bytes the decoder wrote.)
+        const dictionary = i === 0 ? null : Buffer.from(textOf(i - 1)).subarray(-WINDOW);
+        const piece = await this.compressPiece(Buffer.from(textOf(i)), dictionary);
+        parts[i] = {
+          ...piece,
+          items: runs[i] as ItemRecord[],
+          before: i === 0 ? null : (runs[i - 1] as ItemRecord[]),
+        };
+      }
+    };
+    await Promise.all(Array.from({ length: COMPRESSING_AT_ONCE }, worker));
+    const pieces = new Map<ItemRecord, Piece>();
+    for (const piece of parts) pieces.set(piece.items[0] as ItemRecord, piece);
     const frame = this.library.frame(
       device,
       order.map((r) => r.badge),
     );
     const tail = `],${JSON.stringify(frame).slice(1)}`;
     const tailPiece = finalPiece(tail, true);
-    const parts: Piece[] = [HEAD_PIECE];
-    for (const run of runs) parts.push(pieces.get(run.signature) as Piece);
-    parts.push(tailPiece);
+    const framed = [HEAD_PIECE, ...parts, tailPiece];
     let crc = 0;
     let length = 0;
-    for (const part of parts) {
+    for (const part of framed) {
       crc = crc32CombineOp(crc, part.crc, part.shift);
       length += part.length;
     }
-    const gzipped = Buffer.concat([GZIP_HEADER, ...parts.map((p) => p.deflated), gzipTrailer(crc, length)]);
+    const gzipped = Buffer.concat([GZIP_HEADER, ...framed.map((p) => p.deflated), gzipTrailer(crc, length)]);
     let bytes = gzipped.length * 2;
     for (const r of order) bytes += r.json.length + 160;
     return {
@@ -451,10 +509,14 @@ export class LibraryListingService {
     };
   }
 
-  private async compressPiece(bytes: Buffer): Promise<Piece> {
+  private async compressPiece(
+    bytes: Buffer,
+    dictionary: Buffer | null,
+  ): Promise<Omit<Piece, 'items' | 'before'>> {
     const deflated = await deflateRawAsync(bytes, {
       level: this.gzipLevel,
       finishFlush: constants.Z_SYNC_FLUSH,
+      ...(dictionary === null ? {} : { dictionary }),
     });
     return { deflated, crc: crc32(bytes), length: bytes.length, shift: crc32ShiftOp(bytes.length) };
   }
@@ -478,7 +540,22 @@ export class LibraryListingService {
 function finalPiece(text: string, last: boolean): Piece {
   const bytes = Buffer.from(text);
   const deflated = deflateRawSync(bytes, { finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
-  return { deflated, crc: crc32(bytes), length: bytes.length, shift: crc32ShiftOp(bytes.length) };
+  return {
+    items: [],
+    before: null,
+    deflated,
+    crc: crc32(bytes),
+    length: bytes.length,
+    shift: crc32ShiftOp(bytes.length),
+  };
+}
+
+/** The same item records (by reference: a record is never changed, a new presentation is a new one). */
+function sameItems(a: readonly ItemRecord[] | null, b: readonly ItemRecord[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function sameVersion(a: ListingVersion, b: ListingVersion): boolean {

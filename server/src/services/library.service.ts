@@ -150,6 +150,16 @@ export class LibraryService {
     }));
   }
 
+  /** Every movie id in the listing's order. */
+  async movieOrder(): Promise<number[]> {
+    return new LibraryRepository(this.db).movieOrder();
+  }
+
+  /** The files matched to no movie (listed after the movies), by id. */
+  async unmatchedFiles(): Promise<LibraryFileRow[]> {
+    return new LibraryRepository(this.db).unmatchedFiles();
+  }
+
   /** Files by id as the listing reads them (a change named them: where do they belong now?). */
   async filesById(ids: readonly number[]): Promise<LibraryFileRow[]> {
     return ids.length === 0 ? [] : new LibraryRepository(this.db).filesById(ids);

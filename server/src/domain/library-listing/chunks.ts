@@ -4,7 +4,7 @@
  * on its position: adding, removing or moving one movie changes the piece it is in (and the one it
  * lands in), never the cuts of the rest, so every other piece's compressed bytes are reused.
  */
-export const MEAN_ITEMS = 32;
+export const MEAN_ITEMS = 64;
 
 /** A 32-bit mix of a string (FNV-1a, then an avalanche). */
 function hash(text: string): number {
