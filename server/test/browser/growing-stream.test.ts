@@ -15,22 +15,12 @@ import { fixtureFfprobe } from '../helpers/keyframes.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags pages.test.ts runs this machine's Chromium with (plus Playwright's pipe and a fresh profile). */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROMIUM_FLAGS = chromiumFlags();
 const SOURCE_SECONDS = 30;
 /**
  * The build reads its input at 3× real time (it lasts 10 s), the video plays at 2× (the test stays

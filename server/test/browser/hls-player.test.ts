@@ -12,22 +12,11 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags of pages.test.ts, plus play() without a click (the tests press play from script). */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
+const CHROMIUM_FLAGS = chromiumFlags({ autoplay: true });
 const Q = ['-hide_banner', '-loglevel', 'error', '-y'];
 /** The tones of the two audio tracks of the adaptive clip (English, French). */
 const ENGLISH_HZ = 440;

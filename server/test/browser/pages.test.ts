@@ -12,19 +12,9 @@ import type { Db } from '../../src/db/database.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags this machine's Chromium runs with (plus Playwright's pipe and a fresh profile). */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROMIUM_FLAGS = chromiumFlags();
 const SCREENSHOTS = fileURLToPath(new URL('../../../test-output/screenshots/', import.meta.url));
 const XSS_TITLE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> Evil';
 

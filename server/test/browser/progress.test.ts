@@ -9,18 +9,9 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROMIUM_FLAGS = chromiumFlags();
 const FILES = 80;
 
 interface BarReading {

@@ -14,22 +14,11 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { moviePage } from '../../src/http/pages/movie.page.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags of hls-player.test.ts (play() from script without a click). */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
+const CHROMIUM_FLAGS = chromiumFlags({ autoplay: true });
 const Q = ['-hide_banner', '-loglevel', 'error', '-y'];
 const SECONDS = 8;
 /** Cue times may differ from the source by the container's rounding (mov_text: 1/1000 s ticks). */
