@@ -86,18 +86,11 @@ function pageCount(matched: number): number {
 }
 
 /**
- * Filters, sorts and pages the LibraryResponse on the server. "title" keeps the library's own
- * order (sort titles, so "The Matrix" sits under M); "year" is newest first; "recent" is the
- * highest movie id first (the listing carries no created_at; ids only grow).
- *
- * With a search, `found` is what the search index found (movie ids, already in the asked order):
- * the items are those, in that order, and the other filters narrow them.
+ * Filters, sorts and pages the LibraryResponse on the server (the page without a search). "title"
+ * keeps the library's own order (sort titles, so "The Matrix" sits under M); "year" is newest
+ * first; "recent" is the highest movie id first (the listing carries no created_at; ids only grow).
  */
-export function buildLibraryView(
-  library: LibraryResponse,
-  query: LibraryQuery,
-  found: readonly number[] | null = null,
-): LibraryView {
+export function buildLibraryView(library: LibraryResponse, query: LibraryQuery): LibraryView {
   const formats = new Set<string>();
   const binders = new Set<string>();
   for (const item of library.items) {
@@ -106,22 +99,15 @@ export function buildLibraryView(
       if (copy.binder !== '') binders.add(copy.binder);
     }
   }
-  let candidates = library.items;
-  if (found !== null) {
-    const byId = new Map(library.items.map((item) => [item.movie_id, item]));
-    candidates = found.flatMap((id) => byId.get(id) ?? []);
-  }
-  const filtered = candidates.filter(
+  const filtered = library.items.filter(
     (item) =>
       (query.badge === '' || item.badge === query.badge) &&
       (query.format === '' || item.physical_copies?.some((c) => c.format === query.format) === true) &&
       (query.binder === '' || item.physical_copies?.some((c) => c.binder === query.binder) === true),
   );
   // Array.prototype.sort is stable, so equal years keep the title order.
-  if (found === null && query.sort === 'year') filtered.sort((a, b) => descending(a.year, b.year));
-  else if (found === null && query.sort === 'recent') {
-    filtered.sort((a, b) => descending(a.movie_id, b.movie_id));
-  }
+  if (query.sort === 'year') filtered.sort((a, b) => descending(a.year, b.year));
+  else if (query.sort === 'recent') filtered.sort((a, b) => descending(a.movie_id, b.movie_id));
   const pages = pageCount(filtered.length);
   const page = Math.min(query.page, pages);
   return {
@@ -136,15 +122,21 @@ export function buildLibraryView(
   };
 }
 
+/** What the filters offer and how many items the library lists, read from the database. */
+export interface LibraryFacets {
+  formats: string[];
+  binders: string[];
+  items: number;
+}
+
 /**
- * The view of one page of search results read from the index: `items` are that page's movies
- * (already filtered and ordered), `matched` how many match in all; the facets and the library's
- * size come from the database, not from a listing.
+ * The view of a search read from the index: `result.items` are one page of its matches (already
+ * narrowed by format and binder and ordered), `result.matched` how many match in all.
  */
 export function searchResultView(
   query: LibraryQuery,
   result: { items: LibraryMovieItem[]; matched: number; page: number },
-  facets: { formats: string[]; binders: string[]; items: number },
+  facets: LibraryFacets,
 ): LibraryView {
   return {
     query,
@@ -156,4 +148,22 @@ export function searchResultView(
     formats: [...facets.formats].sort(collator.compare),
     binders: [...facets.binders].sort(collator.compare),
   };
+}
+
+/**
+ * The view of a search narrowed by a status (badge), which depends on each movie's playback: `found`
+ * are every match presented, in the index's order; the status filter and the paging happen here.
+ */
+export function searchStatusView(
+  query: LibraryQuery,
+  found: readonly LibraryMovieItem[],
+  facets: LibraryFacets,
+): LibraryView {
+  const filtered = found.filter((item) => item.badge === query.badge);
+  const page = Math.min(query.page, pageCount(filtered.length));
+  return searchResultView(
+    query,
+    { items: filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), matched: filtered.length, page },
+    facets,
+  );
 }

@@ -21,6 +21,7 @@ import {
   PAGE_SIZE,
   parseLibraryQuery,
   searchResultView,
+  searchStatusView,
 } from './library-view.ts';
 import { importPage } from './import.page.ts';
 import { BROWSER_DEVICES, moviePage } from './movie.page.ts';
@@ -207,15 +208,15 @@ export class Pages {
   readonly library = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const query = parseLibraryQuery(request.query);
     const device = this.device(request, reply);
-    const found = await this.search(query, device);
+    const view = await this.search(query, device);
     let data: Pick<LibraryPageData, 'view' | 'healthSummary' | 'systemWarning'>;
-    if (found !== null && !('all' in found)) {
+    if (view !== null) {
       // The health line sums up the whole library, which a search page does not build.
-      data = { view: found.view, healthSummary: null, systemWarning: this.services.status.systemWarning() };
+      data = { view, healthSummary: null, systemWarning: this.services.status.systemWarning() };
     } else {
       const library = await this.services.library.getLibrary(device);
       data = {
-        view: buildLibraryView(library, query, found?.all ?? null),
+        view: buildLibraryView(library, query),
         healthSummary: library.health_summary ?? null,
         systemWarning: library.system_warning ?? null,
       };
@@ -228,36 +229,36 @@ export class Pages {
   };
 
   /**
-   * A search on the library page, through the search index. Without a status filter: one page of
-   * matching ids, presented alone (no listing is built). A status (badge) depends on the device's
-   * playback of every match, so then: every matching id, for buildLibraryView to narrow the listing
-   * to. Null without a word to search for (the plain listing).
+   * A search on the library page, through the search index; only matching movies are presented,
+   * never the whole listing. Without a status filter: one page of matching ids. With one (a badge
+   * depends on each movie's playback on the device): every match, narrowed here. Null without a
+   * word to search for (then the page is the plain listing).
    */
-  private async search(
-    query: LibraryQuery,
-    device: string,
-  ): Promise<{ view: LibraryView } | { all: number[] } | null> {
+  private async search(query: LibraryQuery, device: string): Promise<LibraryView | null> {
     if (query.q === '') return null;
+    const { movies } = this.services;
     const options: SearchOptions = {
       order: query.sort,
       ...(query.format === '' ? {} : { format: query.format }),
       ...(query.binder === '' ? {} : { binder: query.binder }),
     };
-    const { movies, library } = this.services;
     if (query.badge !== '') {
-      const all = await movies.searchAll(query.q, options);
-      return all === null ? null : { all };
+      const ids = await movies.searchAll(query.q, options);
+      if (ids === null) return null;
+      const [items, facets] = await Promise.all([this.present(ids, device), movies.listingFacets()]);
+      return searchStatusView(query, items, facets);
     }
     const found = await movies.searchPage(query.q, options, PAGE_SIZE, query.page);
     if (found === null) return null;
-    const [items, facets] = await Promise.all([
-      Promise.all(found.ids.map((id) => library.getMovieItem(id, device))),
-      movies.listingFacets(),
-    ]);
-    const shown = items.filter((item): item is LibraryMovieItem => item !== null);
-    return {
-      view: searchResultView(query, { items: shown, matched: found.matched, page: found.page }, facets),
-    };
+    const [items, facets] = await Promise.all([this.present(found.ids, device), movies.listingFacets()]);
+    return searchResultView(query, { items, matched: found.matched, page: found.page }, facets);
+  }
+
+  /** These movies' items as /library lists them, in the order of `ids`. */
+  private async present(ids: readonly number[], device: string): Promise<LibraryMovieItem[]> {
+    const { movies } = await this.services.library.presentMovies(device, ids);
+    const byId = new Map(movies.map((p) => [p.item.movie_id, p.item]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   private async movie(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
