@@ -4,6 +4,12 @@ import type { DeviceProfileService } from '../../services/device-profile.service
 import type { LibraryListingService } from '../../services/library-listing.service.ts';
 import { prefersHtml } from '../pages/accept.ts';
 import { libraryQuery } from '../schemas.ts';
+import { SendQueue } from '../send-queue.ts';
+
+/** A body this large (an uncompressed listing: ~4 MB at 10,000 movies) is sent in turn… */
+const LARGE_BODY = 1024 * 1024;
+/** …this many at once. */
+const LARGE_BODIES_AT_ONCE = 8;
 
 /** Renders the library page (INTERFACE.md "Pages"). */
 export type LibraryPageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -20,6 +26,7 @@ export function registerLibraryRoutes(
   devices: DeviceProfileService,
   page?: LibraryPageHandler,
 ): void {
+  const large = new SendQueue(LARGE_BODIES_AT_ONCE);
   app.get<{ Querystring: { device?: string; limit?: number; offset?: number } }>(
     '/library',
     {
@@ -46,7 +53,9 @@ export function registerLibraryRoutes(
       if (answer.total !== null) reply.header('x-total-count', String(answer.total));
       if (answer.notModified) return reply.code(304).send();
       if (answer.coding !== 'identity') reply.header('content-encoding', answer.coding);
-      return reply.type('application/json; charset=utf-8').send(answer.body);
+      reply.type('application/json; charset=utf-8');
+      const body = answer.body as Buffer;
+      return body.length < LARGE_BODY ? reply.send(body) : large.send(reply, body);
     },
   );
 }
