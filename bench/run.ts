@@ -3,6 +3,7 @@ import { benchImport } from './import.bench.ts';
 import { benchLibrary } from './library.bench.ts';
 import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
+import { benchSearch } from './search.bench.ts';
 import { benchStream } from './stream.bench.ts';
 
 /**
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   stream: benchStream,
   import: benchImport,
   playback: benchPlayback,
+  search: benchSearch,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -262,8 +262,9 @@ export interface SubtitleSidecarsTable {
 }
 
 /**
- * Full-text index of movies (FTS5, migration 0005), rowid = movies.id, kept by triggers. Contentless:
- * the columns read back as null; query it with `movie_search MATCH …` and `bm25(movie_search, …)`.
+ * Full-text index of movies (FTS5, migration 0005), rowid = movies.id. Contentless: the columns read
+ * back as null; query it with `movie_search MATCH …` and `bm25(movie_search, …)`, after applying
+ * the pending changes (MovieRepository.syncSearchIndex).
  */
 export interface MovieSearchTable {
   rowid: number;
@@ -271,6 +272,16 @@ export interface MovieSearchTable {
   original_title: string | null;
   cast_names: string | null;
   director_names: string | null;
+}
+
+/** Movies whose movie_search row is out of date, marked by triggers on every write (migration 0005). */
+export interface MovieSearchPendingTable {
+  movie_id: number;
+}
+
+/** A view whose INSERT trigger rebuilds the rows of the pending movies and clears the marks. */
+export interface MovieSearchSyncView {
+  run: number;
 }
 
 export interface Database {
@@ -296,4 +307,6 @@ export interface Database {
   keyframe_indexes: KeyframeIndexesTable;
   subtitle_sidecars: SubtitleSidecarsTable;
   movie_search: MovieSearchTable;
+  movie_search_pending: MovieSearchPendingTable;
+  movie_search_sync: MovieSearchSyncView;
 }

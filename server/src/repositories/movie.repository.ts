@@ -110,6 +110,21 @@ export class MovieRepository {
   }
 
   /**
+   * Brings movie_search up to date with the writes made since the last search (rows of the movies
+   * the triggers marked are rebuilt, in one statement); false when nothing was pending.
+   */
+  async syncSearchIndex(): Promise<boolean> {
+    const mark = await this.db
+      .selectFrom('movie_search_pending')
+      .select('movie_id')
+      .limit(1)
+      .executeTakeFirst();
+    if (mark === undefined) return false;
+    await this.db.insertInto('movie_search_sync').values({ run: 0 }).execute();
+    return true;
+  }
+
+  /**
    * A page of the movies an FTS5 MATCH expression finds in `movie_search` (see
    * domain/search-query.ts), best match first, and how many it finds.
    */

@@ -131,6 +131,7 @@ export class MovieService {
   async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
     const match = ftsMatchQuery(query ?? '');
     const repo = new MovieRepository(this.db);
+    if (match !== null) await syncSearchIndex(repo);
     const { rows, total } =
       match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
     return { items: rows.map(toSummary), total };
@@ -150,6 +151,7 @@ export class MovieService {
     const match = ftsMatchQuery(text);
     if (match === null) return null;
     const repo = new MovieRepository(this.db);
+    await syncSearchIndex(repo);
     const matched = await repo.searchCount(match, options);
     const last = Math.max(1, Math.ceil(matched / pageSize));
     const shown = Math.min(Math.max(1, page), last);
@@ -160,7 +162,10 @@ export class MovieService {
   /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
   async searchAll(text: string, options: SearchOptions): Promise<number[] | null> {
     const match = ftsMatchQuery(text);
-    return match === null ? null : new MovieRepository(this.db).searchIds(match, options, null, 0);
+    if (match === null) return null;
+    const repo = new MovieRepository(this.db);
+    await syncSearchIndex(repo);
+    return repo.searchIds(match, options, null, 0);
   }
 
   /** The disc formats and binders of every copy, and how many items /library lists. */
@@ -209,6 +214,21 @@ export class MovieService {
   async delete(id: number): Promise<void> {
     const deleted = await new MovieRepository(this.db).delete(id);
     if (!deleted) throw notFound('movie', id);
+  }
+}
+
+/**
+ * Applies the writes made since the last search to the index before searching. When another
+ * process holds the database's write lock past the busy timeout, the search goes on with the index
+ * as it is (a moment behind) rather than failing.
+ */
+async function syncSearchIndex(repo: MovieRepository): Promise<void> {
+  try {
+    await repo.syncSearchIndex();
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return;
+    throw err;
   }
 }
 

@@ -3,6 +3,7 @@
 // rows written straight into the tables (the triggers keep the index whoever writes).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import type { ImportResult, MovieDetail, MovieList } from '@reelshelf/contract';
 import { startFakeProviders, type FakeProviders } from '../fakes/index.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -210,6 +211,38 @@ describe('search over HTTP', () => {
     assert.equal((await t.api(`/api/movies/${id}`, { method: 'DELETE' })).status, 204);
     assert.deepEqual(await titles('quokka'), []);
     assert.deepEqual(await titles('ursula'), []);
+  });
+
+  it('follows writes from another process, and searches on when that one holds the write lock', async () => {
+    const other = new BetterSqlite3(t.config.databaseUrl.replace(/^sqlite:/, ''));
+    const server = t.server.database.sqlite;
+    const timeout = server.pragma('busy_timeout', { simple: true }) as number;
+    try {
+      other.pragma('busy_timeout = 5000');
+      const insert = other.prepare(
+        "INSERT INTO movies (title, sort_title, normalized_title, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')",
+      );
+      insert.run('Gnu Tidings', 'gnu tidings', 'gnu tidings');
+      assert.deepEqual(await titles('gnu'), ['Gnu Tidings'], 'a write by another connection');
+      insert.run('Gnu Returns', 'gnu returns', 'gnu returns');
+      // The other process holds the write lock: the search goes on with the index as it was.
+      server.pragma('busy_timeout = 50');
+      other.exec('BEGIN IMMEDIATE');
+      assert.deepEqual(await titles('gnu'), ['Gnu Tidings']);
+      other.exec('COMMIT');
+      server.pragma(`busy_timeout = ${timeout}`);
+      assert.deepEqual(await titles('gnu'), ['Gnu Returns', 'Gnu Tidings']);
+      other.prepare('DELETE FROM movies WHERE title LIKE ?').run('Gnu %');
+      assert.deepEqual(await titles('gnu'), []);
+      assert.equal(
+        other.prepare('SELECT count(*) FROM movie_search_pending').pluck().get(),
+        0,
+        'every mark applied',
+      );
+    } finally {
+      server.pragma(`busy_timeout = ${timeout}`);
+      other.close();
+    }
   });
 
   it('re-enriching a movie replaces its people in the index', async () => {

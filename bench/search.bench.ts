@@ -1,0 +1,304 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { loadConfig } from '../server/src/config.ts';
+import { type OpenedDatabase, openDatabase } from '../server/src/db/database.ts';
+import { normalizeTitle, sortTitle } from '../server/src/domain/titles.ts';
+import { createServer } from '../server/src/server.ts';
+import { seedMoviesWithCopies } from './seed.ts';
+import { ms, summarize } from './stats.ts';
+
+const MOVIES = 10_000;
+const CAST_PER_MOVIE = 10;
+const PEOPLE = 20_000;
+const quick = process.argv.includes('--quick');
+const RUNS = quick ? 50 : 200;
+const PAGE_RUNS = quick ? 10 : 40;
+
+/** What people type: a rare cast name, a title, accents, a common title word, prefixes, two names, punctuation. */
+const API_QUERIES = ['dicaprio', 'amelie', 'inc', 'star', 'tom hanks', 'jo', 'AC/DC'];
+const PAGE_QUERIES = ['dicaprio', 'star', 'jo'];
+
+const FIRST = [
+  'John',
+  'Mary',
+  'Joseph',
+  'Anna',
+  'James',
+  'Emma',
+  'Robert',
+  'Olivia',
+  'Michael',
+  'Sophie',
+  'William',
+  'Julia',
+  'David',
+  'Laura',
+  'Richard',
+  'Claire',
+  'Thomas',
+  'Nina',
+  'Charles',
+  'Marie',
+  'Daniel',
+  'Léa',
+  'Matthew',
+  'Zoë',
+  'Anthony',
+  'Chloé',
+  'Mark',
+  'Inès',
+  'Paul',
+  'Hélène',
+  'Steven',
+  'Agnès',
+  'Andrew',
+  'Joan',
+  'Kenneth',
+  'Irène',
+  'Kevin',
+  'Björk',
+  'Brian',
+  'Renée',
+  'George',
+  'Joanna',
+  'Edward',
+  'Noémie',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodríguez',
+  'Martínez',
+  'Hernández',
+  'López',
+  'González',
+  'Wilson',
+  'Anderson',
+  'Moreau',
+  'Lefèvre',
+  'Müller',
+  'Schröder',
+  'Nakamura',
+  'Kowalski',
+  'Novák',
+  'Jóhannsson',
+  'Øster',
+  'Dubois',
+  'Durand',
+  'Lambert',
+  'Bonnet',
+  'François',
+  'Mercier',
+  'Dupont',
+  'Fontaine',
+  'Rousseau',
+  'Vincent',
+  'Muller',
+  'Lefebvre',
+  'Faure',
+  'André',
+  'Gauthier',
+  'Perrin',
+  'Morin',
+  'Clément',
+  'Roussel',
+  'Henry',
+  'Gautier',
+  'Masson',
+  'Marchand',
+];
+
+/** A deterministic pseudo-random generator (mulberry32), so every run seeds the same library. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * 10,000 movies with copies (the library bench's seed), a few real titles among them, and 100,000
+ * cast credits (plus one director per movie) over 20,000 people, a few of them in many films.
+ * The credits go in through the same triggers every write goes through; the time it takes is
+ * returned.
+ */
+async function seedCredits(database: OpenedDatabase): Promise<number> {
+  const { sqlite } = database;
+  const rename = sqlite.prepare(
+    'UPDATE movies SET title = ?, sort_title = ?, normalized_title = ?, original_title = ? WHERE id = ?',
+  );
+  const titles: [string, string | null][] = [
+    ['Amélie', "Le Fabuleux Destin d'Amélie Poulain"],
+    ['Inception', null],
+    ['AC/DC: Let There Be Rock', null],
+    ['The Incredibles', null],
+    ['Catch Me If You Can', null],
+  ];
+  const insertPerson = sqlite.prepare('INSERT INTO persons (tmdb_id, name) VALUES (?, ?)');
+  const insertCredit = sqlite.prepare(
+    'INSERT INTO person_movie (person_id, movie_id, role, character, job, department, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const next = random(15);
+  // Every first × last name, then the same with a middle name: distinct names, many sharing words.
+  const names = ['Leonardo DiCaprio', 'Tom Hanks'];
+  for (let i = 0; names.length < PEOPLE; i++) {
+    const first = FIRST[i % FIRST.length] ?? 'John';
+    const last = LAST[Math.floor(i / FIRST.length) % LAST.length] ?? 'Smith';
+    const round = Math.floor(i / (FIRST.length * LAST.length));
+    names.push(
+      round === 0 ? `${first} ${last}` : `${first} ${FIRST[(i + round) % FIRST.length] ?? ''} ${last}`,
+    );
+  }
+  const t0 = performance.now();
+  sqlite.transaction(() => {
+    titles.forEach(([title, original], i) => {
+      rename.run(title, sortTitle(title), normalizeTitle(title), original, i + 1);
+    });
+    let id = 0;
+    for (const name of names) insertPerson.run(++id, name);
+    for (let movie = 1; movie <= MOVIES; movie++) {
+      const cast = new Set<number>();
+      // Two famous names in a few dozen films each; everyone else skewed towards the first ids.
+      if (movie % 300 === 2) cast.add(1);
+      if (movie % 250 === 5) cast.add(2);
+      while (cast.size < CAST_PER_MOVIE) cast.add(3 + Math.floor((PEOPLE - 2) * next() ** 2));
+      let order = 0;
+      for (const person of cast) insertCredit.run(person, movie, 'cast', 'Someone', null, null, order++);
+      const director = 3 + Math.floor((PEOPLE - 2) * next());
+      insertCredit.run(director, movie, 'crew', null, 'Director', 'Directing', 0);
+    }
+  })();
+  return performance.now() - t0;
+}
+
+/** The same credit writes into a database without the search index's triggers: the cost of the index. */
+async function creditWritesWithoutIndex(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const database = await openDatabase(`sqlite:${join(dir, 'plain.sqlite')}`);
+  try {
+    await seedMoviesWithCopies(database.db, MOVIES);
+    const triggers = database.sqlite
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'movie_search_%'")
+      .pluck()
+      .all() as string[];
+    for (const name of triggers) database.sqlite.exec(`DROP TRIGGER ${name}`);
+    return await seedCredits(database);
+  } finally {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * GET /api/movies?q= and the /library page with a search term at 10,000 movies with 100,000 cast
+ * credits, over real HTTP. Targets (issue 15): API p50 < 10 ms; the page's first byte < 100 ms.
+ */
+export async function benchSearch(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const config = loadConfig({
+    REELSHELF_DATA_DIR: dataDir,
+    REELSHELF_HOST: '127.0.0.1',
+    REELSHELF_PORT: '0',
+    REELSHELF_LOG_LEVEL: 'warn',
+  });
+  const server = await createServer(config);
+  try {
+    const seedStart = performance.now();
+    await seedMoviesWithCopies(server.database.db, MOVIES);
+    console.log(`seeded ${MOVIES} movies with copies in ${ms(performance.now() - seedStart)}`);
+    const withIndex = await seedCredits(server.database);
+    const without = await creditWritesWithoutIndex();
+    const credits = MOVIES * (CAST_PER_MOVIE + 1);
+    const each = (total: number) => `${((total * 1000) / credits).toFixed(0)} µs a credit`;
+    console.log(
+      `seeded ${PEOPLE} people and ${credits} credits (${MOVIES * CAST_PER_MOVIE} cast, one transaction): ${ms(withIndex)} with the search index's triggers marking the movies (${each(withIndex)}), ${ms(without)} without them (${each(without)})`,
+    );
+    const url = await server.listen();
+    const auth = { authorization: `Bearer ${server.apiToken}` };
+    const api = async (path: string, init: { method?: 'PATCH'; body?: string } = {}) => {
+      const res = await request(`${url}${path}`, {
+        ...init,
+        headers: { ...auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      });
+      return (await res.body.json()) as { total?: number };
+    };
+
+    // The first search rebuilds the rows of every movie the seed marked (all 10,000).
+    const cold = performance.now();
+    await api('/api/movies?q=dicaprio');
+    console.log(
+      `first search after the seed (rebuilds the index rows of ${MOVIES} marked movies): ${ms(performance.now() - cold)}`,
+    );
+    // A search right after one write applies that write first.
+    const afterWrite: number[] = [];
+    for (let i = 0; i < (quick ? 10 : 40); i++) {
+      await api(`/api/movies/${100 + i}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ title: `Retitled Heron ${i}` }),
+      });
+      const t0 = performance.now();
+      await api('/api/movies?q=heron&limit=50');
+      afterWrite.push(performance.now() - t0);
+    }
+    const w = summarize(afterWrite);
+    console.log(
+      `GET /api/movies?q=heron right after a PATCH of a title (applies it first): p50 ${ms(w.median)}, p95 ${ms(w.p95)}`,
+    );
+
+    for (const q of API_QUERIES) {
+      const target = `${url}/api/movies?q=${encodeURIComponent(q)}&limit=50`;
+      let total = 0;
+      for (let i = 0; i < 10; i++) {
+        total = ((await (await request(target, { headers: auth })).body.json()) as { total: number }).total;
+      }
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const t0 = performance.now();
+        const res = await request(target, { headers: auth });
+        await res.body.arrayBuffer();
+        samples.push(performance.now() - t0);
+      }
+      const s = summarize(samples);
+      console.log(
+        `GET /api/movies?q=${q} (${total} matches, 50 a page), ${RUNS} requests: p50 ${ms(s.median)}, p95 ${ms(s.p95)}`,
+      );
+    }
+
+    const html = { ...auth, accept: 'text/html' };
+    for (const q of PAGE_QUERIES) {
+      const target = `${url}/library?q=${encodeURIComponent(q)}`;
+      for (let i = 0; i < 3; i++) await (await request(target, { headers: html })).body.arrayBuffer();
+      const firstByte: number[] = [];
+      const whole: number[] = [];
+      let cards = 0;
+      for (let i = 0; i < PAGE_RUNS; i++) {
+        const t0 = performance.now();
+        const res = await request(target, { headers: html });
+        // undici resolves at the response head, and the page's head and body leave in one write.
+        firstByte.push(performance.now() - t0);
+        const body = await res.body.text();
+        whole.push(performance.now() - t0);
+        cards = body.split('<li class="card">').length - 1;
+      }
+      const f = summarize(firstByte);
+      const w = summarize(whole);
+      console.log(
+        `/library page ?q=${q} (${cards} cards), ${PAGE_RUNS} requests: first byte p50 ${ms(f.median)}, p95 ${ms(f.p95)}; whole page p50 ${ms(w.median)}`,
+      );
+    }
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
