@@ -17,7 +17,10 @@ function insertRows(where: string): string {
 
 /** Marks the movie `id` (an SQL expression) as changed: its index row is rebuilt before the next search. */
 function pending(id: string): string {
-  return `INSERT OR IGNORE INTO movie_search_pending (movie_id) VALUES (${id});`;
+  // Not `INSERT OR IGNORE`: inside a trigger, the conflict clause of the statement that fired it
+  // wins (an UPSERT's), so a second mark of the same movie failed the whole write.
+  return `INSERT INTO movie_search_pending (movie_id)
+    SELECT ${id} WHERE NOT EXISTS (SELECT 1 FROM movie_search_pending WHERE movie_id = ${id});`;
 }
 
 /** A credit the index holds: cast, or a director. */
@@ -70,8 +73,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     `CREATE TRIGGER movie_search_person_rename AFTER UPDATE OF name ON persons
       WHEN OLD.name IS NOT NEW.name
       BEGIN
-        INSERT OR IGNORE INTO movie_search_pending (movie_id)
-          SELECT movie_id FROM person_movie WHERE person_id = NEW.id;
+        INSERT INTO movie_search_pending (movie_id)
+          SELECT DISTINCT movie_id FROM person_movie
+          WHERE person_id = NEW.id AND movie_id NOT IN (SELECT movie_id FROM movie_search_pending);
       END`,
     // The rebuild, as a statement anyone can run: the rows of the pending movies go, those of the
     // pending movies that still exist come back (in rowid order: one FTS5 flush), the marks go.
