@@ -3,7 +3,7 @@ import type { HlsFile, HlsService } from '../../services/hls.service.ts';
 import type { PlaybackTokenService } from '../../services/playback-token.service.ts';
 import type { StreamService } from '../../services/stream.service.ts';
 import { AppError } from '../../errors.ts';
-import { bearerToken, secretsEqual } from '../plugins/auth.ts';
+import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
 import { sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 
@@ -44,15 +44,7 @@ export function registerHlsRoutes(
 ): void {
   /** Checks the token (or an admin bearer) and gives the query the playlists' URIs carry on. */
   const authorize = (request: FastifyRequest<{ Params: { id: number }; Querystring: Query }>) => {
-    const device =
-      request.query.device === undefined || request.query.device === '' ? 'web' : request.query.device;
-    const bearer = bearerToken(request);
-    streams.authorize(
-      request.params.id,
-      device,
-      request.query.token,
-      bearer !== null && secretsEqual(bearer, apiToken),
-    );
+    const device = authorizePlayback(request, streams, apiToken);
     const token = request.query.token ?? tokens.sign(request.params.id, device);
     const burn = request.query.burn_subtitle;
     // Every URI of the presentation carries the same choice, so its playlists and segments agree.

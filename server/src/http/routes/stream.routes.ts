@@ -3,7 +3,7 @@ import { schemaId } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ArtifactService, ArtifactState } from '../../services/artifact.service.ts';
 import type { StreamService } from '../../services/stream.service.ts';
-import { bearerToken, secretsEqual } from '../plugins/auth.ts';
+import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
 import { sendFile, sendGrowing } from '../stream-response.ts';
 
@@ -47,15 +47,7 @@ export function registerStreamRoutes(
     url: '/stream/media_file/:id',
     schema: { params: idParams, querystring: streamQuery },
     handler: async (request, reply) => {
-      const device =
-        request.query.device === undefined || request.query.device === '' ? 'web' : request.query.device;
-      const bearer = bearerToken(request);
-      streams.authorize(
-        request.params.id,
-        device,
-        request.query.token,
-        bearer !== null && secretsEqual(bearer, apiToken),
-      );
+      const device = authorizePlayback(request, streams, apiToken);
       const target = await streams.target(request.params.id, device);
       if (target.kind === 'file') return sendFile(request, reply, target);
       return sendGrowing(

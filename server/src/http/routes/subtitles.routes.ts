@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { StreamService } from '../../services/stream.service.ts';
 import type { SubtitleVttService } from '../../services/subtitle-vtt.service.ts';
 import { AppError } from '../../errors.ts';
-import { bearerToken, secretsEqual } from '../plugins/auth.ts';
+import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
 import { sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 
@@ -44,15 +44,7 @@ export function registerSubtitleRoutes(
     url: '/stream/media_file/:id/subtitles/:track',
     schema: { params, querystring: query },
     handler: async (request, reply) => {
-      const device =
-        request.query.device === undefined || request.query.device === '' ? 'web' : request.query.device;
-      const bearer = bearerToken(request);
-      streams.authorize(
-        request.params.id,
-        device,
-        request.query.token,
-        bearer !== null && secretsEqual(bearer, apiToken),
-      );
+      authorizePlayback(request, streams, apiToken);
       const match = /^(\d{1,4})\.vtt$/.exec(request.params.track);
       if (match === null) {
         throw new AppError('not_found', {
