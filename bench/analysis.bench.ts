@@ -17,7 +17,7 @@ export async function benchAnalysis(): Promise<void> {
   try {
     const files = await makeMediaTree(root, FILES);
     const concurrency = cpus().length;
-    const floorSecs = await ffprobeFloorSeconds(files, concurrency);
+    const floorSecs = await ffprobeFloorSeconds(server.tools.ffprobe.path, files, concurrency);
 
     await registerFiles(server.database.db, root, Object.fromEntries(files.map((f, i) => [String(i), f])));
     const start = performance.now();
@@ -27,7 +27,7 @@ export async function benchAnalysis(): Promise<void> {
       `analysis of ${FILES} files at concurrency ${concurrency}: ${secs.toFixed(2)} s, ${(FILES / secs).toFixed(0)} files/s (${counts.analyzed} analyzed, ${counts.failed} failed)`,
     );
     console.log(
-      `floor, ffprobe alone at the same concurrency: ${floorSecs.toFixed(2)} s, ${(FILES / floorSecs).toFixed(0)} files/s`,
+      `floor, the same ffprobe (${server.tools.ffprobe.source ?? 'missing'}) alone at the same concurrency: ${floorSecs.toFixed(2)} s, ${(FILES / floorSecs).toFixed(0)} files/s`,
     );
     console.log(`ratio analysis ÷ ffprobe-only time: ${(secs / floorSecs).toFixed(2)}`);
   } finally {

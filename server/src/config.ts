@@ -14,7 +14,7 @@ export interface Config {
   transcode: boolean;
   /** REELSHELF_FFMPEG; null = search the PATH, then the bundled static build (adapters/media-tools). */
   ffmpegPath: string | null;
-  /** REELSHELF_FFPROBE; null = search the PATH, then the bundled static build. */
+  /** REELSHELF_FFPROBE; null = the bundled static build, then the PATH (see media-tools.ts). */
   ffprobePath: string | null;
   tmdbApiKey: string | null;
   tmdbBaseUrl: string;
