@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { ListingWriteObserver } from './listing-writes.ts';
 import { migrationsFor } from './migrations/index.ts';
+import { withStatementCache } from './statement-cache.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -46,7 +47,7 @@ export async function openDatabase(databaseUrl: string): Promise<OpenedDatabase>
     })(),
   );
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     plugins: [listingWrites],
   });
   ListingWriteObserver.register(db, listingWrites);
