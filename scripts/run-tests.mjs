@@ -12,7 +12,9 @@ const testRoots = ['contract/test', 'server/test', 'client/test'];
 const only = process.argv.slice(2);
 
 function onPath(name) {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+  // nginx lives in /usr/sbin, which a user's PATH often lacks.
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...(name === 'nginx' ? ['/usr/sbin'] : [])];
+  for (const dir of dirs) {
     if (dir === '' || !isAbsolute(dir)) continue;
     try {
       accessSync(join(dir, name), constants.X_OK);
@@ -25,15 +27,18 @@ function onPath(name) {
 }
 
 /**
- * The tests run real ffmpeg/ffprobe (media fixtures) and Debian's Chromium (page tests). What is
- * missing is installed with apt-get when this runs as root (a fresh CI machine); otherwise the run
- * stops at once with the one command to run, instead of hundreds of `spawn ffmpeg ENOENT` failures.
+ * The tests run real ffmpeg/ffprobe (media fixtures), Debian's Chromium (page tests) and nginx (the
+ * X-Accel-Redirect deployment of docs/deploy). What is missing is installed with apt-get when this
+ * runs as root (a fresh CI machine); otherwise the run stops at once with the one command to run,
+ * instead of hundreds of `spawn ffmpeg ENOENT` failures.
  */
+const PACKAGE_OF = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', chromium: 'chromium', nginx: 'nginx-light' };
+
 function prepareMachine() {
-  const missing = ['ffmpeg', 'ffprobe', 'chromium'].filter((name) => !onPath(name));
+  const missing = Object.keys(PACKAGE_OF).filter((name) => !onPath(name));
   if (missing.length === 0) return;
   // ffprobe comes in Debian's ffmpeg package.
-  const packages = [...new Set(missing.map((name) => (name === 'chromium' ? 'chromium' : 'ffmpeg')))];
+  const packages = [...new Set(missing.map((name) => PACKAGE_OF[name]))];
   const command = `apt-get install -y --no-install-recommends ${packages.join(' ')}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !onPath('apt-get')) {
@@ -54,6 +59,10 @@ function prepareMachine() {
       process.stderr.write(`apt-get ${args[0]} failed (exit ${res.status}); run: ${command}\n`);
       process.exit(1);
     }
+  }
+  if (packages.includes('nginx-light')) {
+    // Without a policy-rc.d the package starts the system's nginx on port 80; the tests run their own.
+    spawnSync('/usr/sbin/nginx', ['-s', 'quit'], { stdio: 'ignore' });
   }
   const still = missing.filter((name) => !onPath(name));
   if (still.length > 0) {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { normaliseAccelPrefix } from './domain/accel-redirect.ts';
 
 /** Runtime configuration, read once from the environment (see README "Configuration"). */
 export interface Config {
@@ -35,6 +36,11 @@ export interface Config {
   watch: boolean;
   /** REELSHELF_RESCAN_INTERVAL in ms: every root is rescanned this often (network shares send no events); null = never. */
   rescanIntervalMs: number | null;
+  /**
+   * REELSHELF_ACCEL_REDIRECT: the prefix of an `internal` nginx location (`/internal-media/`); a
+   * complete file is then answered with X-Accel-Redirect and nginx sends the bytes. null = in-process.
+   */
+  accelRedirect: string | null;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -132,6 +138,13 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`${key}=${value} is not valid: no such file`);
     }
   }
+  const accelRaw = optional(env, 'REELSHELF_ACCEL_REDIRECT');
+  const accelRedirect = accelRaw === null ? null : normaliseAccelPrefix(accelRaw);
+  if (accelRaw !== null && accelRedirect === null) {
+    throw new ConfigError(
+      `REELSHELF_ACCEL_REDIRECT=${accelRaw} is not valid: expected the path of an internal nginx location such as /internal-media/ (letters, digits, - _ . ~ segments)`,
+    );
+  }
   const cores = availableParallelism();
   const maxConversions = integer(
     env,
@@ -173,5 +186,6 @@ export function loadConfig(env: Env = process.env): Config {
     watch: oneOf(env, 'REELSHELF_WATCH', 'on', ['on', 'off'] as const) === 'on',
     // At most 7 days: a longer delay overflows Node's timers.
     rescanIntervalMs: duration(env, 'REELSHELF_RESCAN_INTERVAL', 6 * 3_600_000, 1000, 7 * 86_400_000),
+    accelRedirect,
   };
 }

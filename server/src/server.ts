@@ -64,6 +64,7 @@ export async function createServer(
     apiToken,
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    accelRedirect: config.accelRedirect,
   });
   let closing: Promise<void> | null = null;
   return {

@@ -33,6 +33,8 @@ export interface HttpOptions {
   apiToken: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** REELSHELF_ACCEL_REDIRECT: the nginx location complete files are handed to; null = sent in-process. */
+  accelRedirect: string | null;
 }
 
 /** Query strings and any credential-like parameter are scrubbed from logged URLs. */
@@ -132,7 +134,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
-    registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken);
+    registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken, options.accelRedirect);
     registerPlaybackRoutes(api, services.playback);
     registerHlsRoutes(api, services.hls, services.streams, services.tokens, options.apiToken);
     registerSubtitleRoutes(api, services.subtitles, services.streams, options.apiToken);

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GrowingFile } from '../adapters/data-store.ts';
 import type { CheckedFile } from '../adapters/file-system.ts';
+import { accelRedirectUri } from '../domain/accel-redirect.ts';
 import { evaluatePreconditions, type Validators } from '../domain/http-conditional.ts';
 import { contentRangeHeader, parseRange, unsatisfiedRangeHeader } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
@@ -112,6 +113,28 @@ export function sendFile(
   reply.code(200).header('content-length', String(size));
   if (head || size === 0) return reply.send();
   return sendBody(request, reply, file, 0, size - 1);
+}
+
+/**
+ * Hands a complete file to nginx (REELSHELF_ACCEL_REDIRECT, docs/deploy/README.md): the answer names
+ * the file under nginx's `internal` location and carries no body; nginx sends the bytes with
+ * sendfile and applies Range, If-Range and the conditional headers itself, with its own validators
+ * (ETag `"<mtime>-<size>"`, Last-Modified of the file), since the ones a client holds came from it.
+ * nginx keeps this answer's Content-Type and Cache-Control (it keeps those, Content-Disposition,
+ * Set-Cookie, Expires and Accept-Ranges across the redirect, and drops the rest).
+ */
+export function sendAccelRedirect(
+  reply: FastifyReply,
+  file: ServedFile,
+  prefix: string,
+  cacheControl: string = STREAM_CACHE_CONTROL,
+): FastifyReply {
+  return reply
+    .code(200)
+    .header('x-accel-redirect', accelRedirectUri(prefix, file.file.path))
+    .header('content-type', file.contentType)
+    .header('cache-control', cacheControl)
+    .send();
 }
 
 /**

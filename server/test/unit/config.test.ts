@@ -16,6 +16,15 @@ describe('loadConfig', () => {
     assert.match(c.databaseUrl, /^sqlite:.*data\/reelshelf\.sqlite$/);
     assert.equal(c.watch, true);
     assert.equal(c.rescanIntervalMs, 6 * 3_600_000);
+    assert.equal(c.accelRedirect, null, 'bytes are sent in-process unless nginx is configured');
+  });
+
+  it('reads the X-Accel-Redirect prefix with its trailing slash', () => {
+    assert.equal(
+      loadConfig({ REELSHELF_ACCEL_REDIRECT: '/internal-media' }).accelRedirect,
+      '/internal-media/',
+    );
+    assert.equal(loadConfig({ REELSHELF_ACCEL_REDIRECT: '/a/b/' }).accelRedirect, '/a/b/');
   });
 
   it('reads the rescan interval as a duration, and watching on or off', () => {
@@ -46,6 +55,12 @@ describe('loadConfig', () => {
     ['rescan interval fraction', { REELSHELF_RESCAN_INTERVAL: '1.5h' }, /REELSHELF_RESCAN_INTERVAL/],
     ['rescan interval too long', { REELSHELF_RESCAN_INTERVAL: '8d' }, /from 1 s to 7 d/],
     ['rescan interval negative', { REELSHELF_RESCAN_INTERVAL: '-1h' }, /REELSHELF_RESCAN_INTERVAL/],
+    [
+      'accel prefix relative',
+      { REELSHELF_ACCEL_REDIRECT: 'internal' },
+      /REELSHELF_ACCEL_REDIRECT=internal .*nginx/,
+    ],
+    ['accel prefix dot segment', { REELSHELF_ACCEL_REDIRECT: '/a/../b/' }, /REELSHELF_ACCEL_REDIRECT/],
   ];
   for (const [name, env, message] of bad) {
     it(`refuses a bad value: ${name}`, () => {

@@ -5,7 +5,7 @@ import type { ArtifactService, ArtifactState } from '../../services/artifact.ser
 import type { StreamService } from '../../services/stream.service.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
-import { sendFile, sendGrowing } from '../stream-response.ts';
+import { sendAccelRedirect, sendFile, sendGrowing } from '../stream-response.ts';
 
 const streamQuery = {
   type: 'object',
@@ -41,6 +41,8 @@ export function registerStreamRoutes(
   streams: StreamService,
   artifacts: ArtifactService,
   apiToken: string,
+  /** The nginx location complete files are handed to (X-Accel-Redirect); null = sent in-process. */
+  accelRedirect: string | null = null,
 ): void {
   app.route<{ Params: { id: number }; Querystring: { device?: string; token?: string } }>({
     method: ['GET', 'HEAD'],
@@ -49,7 +51,11 @@ export function registerStreamRoutes(
     handler: async (request, reply) => {
       const device = authorizePlayback(request, streams, apiToken);
       const target = await streams.target(request.params.id, device);
-      if (target.kind === 'file') return sendFile(request, reply, target);
+      if (target.kind === 'file') {
+        return accelRedirect === null
+          ? sendFile(request, reply, target)
+          : sendAccelRedirect(reply, target, accelRedirect);
+      }
       return sendGrowing(
         request,
         reply,
