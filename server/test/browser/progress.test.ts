@@ -2,17 +2,33 @@
 // while a real scan runs and ends full; the import page's bar ends full after an import.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ReelshelfClient } from '../../../client/src/index.ts';
+import { bundledToolPath, findOnPath } from '../../src/adapters/media-tools.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
 
 const CHROMIUM_FLAGS = chromiumFlags();
 const FILES = 80;
+/** The page asks every 500 ms; the scan must last several of those on any machine. */
+const SCAN_SECONDS = 2.5;
+
+/**
+ * The real ffprobe behind a pause, as a slow disk would make it: with the bundled ffprobe 80 small
+ * files scan in ~0.5 s, one poll of the page, and a faster machine scans faster still. The pause
+ * makes the scan last ~2.5 s whatever the cores (the scan runs one ffprobe per core).
+ */
+function slowFfprobe(dir: string): string {
+  const real = bundledToolPath('ffprobe') ?? findOnPath('ffprobe', process.env.PATH) ?? 'ffprobe';
+  const pause = ((SCAN_SECONDS * Math.max(1, cpus().length)) / FILES).toFixed(3);
+  const path = join(dir, 'slow-ffprobe');
+  writeFileSync(path, `#!/bin/sh\nsleep ${pause}\nexec "${real}" "$@"\n`, { mode: 0o755 });
+  return path;
+}
 
 interface BarReading {
   value: number;
@@ -70,7 +86,7 @@ describe(
       profile = mkdtempSync(join(tmpdir(), 'reelshelf-progress-chromium-'));
       await makeMediaTree(join(media, 'shelf'), FILES);
       rmSync(join(media, 'shelf', '.seed'), { recursive: true, force: true });
-      t = await startTestServer();
+      t = await startTestServer({ REELSHELF_FFPROBE: slowFfprobe(media) });
       client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
       browser = await chromium.launch({
         executablePath: CHROMIUM,

@@ -272,7 +272,9 @@ describe('no write goes around the observer', () => {
     const offenders: string[] = [];
     for (const file of files) {
       const name = relative(src, file);
-      if (name === join('db', 'database.ts')) continue;
+      // database.ts wires the observer; statement-cache.ts is the handle Kysely's driver prepares its
+      // queries on, after the plugin has seen them.
+      if (name === join('db', 'database.ts') || name === join('db', 'statement-cache.ts')) continue;
       const text = readFileSync(file, 'utf8');
       // A statement on the better-sqlite3 handle, or a CompiledQuery run as is, is not seen by the
       // plugin: the listing would not know what it changed.
