@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts';
 import type { DeviceProfileService } from '../../services/device-profile.service.ts';
@@ -27,6 +28,8 @@ export function registerLibraryRoutes(
   page?: LibraryPageHandler,
 ): void {
   const large = new SendQueue(LARGE_BODIES_AT_ONCE);
+  // The next request on a connection says its client has read the body before it.
+  app.server.on('request', (request: IncomingMessage) => large.requestArrived(request.socket));
   app.get<{ Querystring: { device?: string; limit?: number; offset?: number } }>(
     '/library',
     {

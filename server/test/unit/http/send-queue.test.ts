@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import { SendQueue } from '../../../src/http/send-queue.ts';
 
 /** A reply whose raw response finishes (or closes) when the test says. */
-function fakeReply(name: string, sent: string[]) {
-  const raw = Object.assign(new EventEmitter(), { destroyed: false });
+function fakeReply(name: string, sent: string[], socket: EventEmitter | null = null) {
+  const raw = Object.assign(new EventEmitter(), { destroyed: false, socket });
   const reply = {
     raw,
     send: () => {
@@ -36,6 +37,37 @@ describe('SendQueue', () => {
     b.raw.emit('close');
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(sent, ['a', 'b', 'c', 'd'], 'a client that goes frees its slot too');
+    await Promise.all(sending);
+  });
+
+  it('holds a slot after the kernel took the body, until the client asks again, closes, or the read time passes', async () => {
+    const sent: string[] = [];
+    const queue = new SendQueue(1);
+    const socket = Object.assign(new EventEmitter(), { destroyed: false });
+    const tick = () => new Promise((r) => setImmediate(r));
+    const a = fakeReply('a', sent, socket);
+    const b = fakeReply('b', sent, socket);
+    const c = fakeReply('c', sent, socket);
+    const d = fakeReply('d', sent);
+    const sending = [a, b, c, d].map((r) => queue.send(r.reply, Buffer.alloc(4_000_000)));
+    await tick();
+    a.raw.emit('finish');
+    a.raw.emit('close');
+    await tick();
+    assert.deepEqual(sent, ['a'], 'the body may still sit in the kernel: the slot is held');
+    queue.requestArrived(socket as unknown as Socket);
+    await tick();
+    assert.deepEqual(sent, ['a', 'b'], 'the next request on the connection frees it');
+    b.raw.emit('finish');
+    socket.emit('close');
+    await tick();
+    assert.deepEqual(sent, ['a', 'b', 'c'], 'so does the connection closing');
+    c.raw.emit('finish');
+    await tick();
+    assert.deepEqual(sent, ['a', 'b', 'c']);
+    // 4 MB at 100 MB/s: 40 ms, plus 20.
+    await new Promise((r) => setTimeout(r, 120));
+    assert.deepEqual(sent, ['a', 'b', 'c', 'd'], 'and, at the latest, the time to read it');
     await Promise.all(sending);
   });
 });
