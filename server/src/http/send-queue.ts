@@ -34,15 +34,18 @@ export class SendQueue {
 
   /** Waits for a slot, then sends `body`; the slot is freed once the client has it or goes. */
   async send(reply: FastifyReply, body: Buffer): Promise<FastifyReply> {
-    if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+    // A freed slot is handed to the first waiter, never left open for a while: a request arriving
+    // in between would take it and jump the line.
+    if (this.active < this.slots) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     let freed = false;
     let finished = false;
     const free = () => {
       if (freed) return;
       freed = true;
-      this.active--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next === undefined) this.active--;
+      else next();
     };
     reply.raw.once('finish', () => {
       finished = true;

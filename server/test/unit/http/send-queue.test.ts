@@ -70,4 +70,23 @@ describe('SendQueue', () => {
     assert.deepEqual(sent, ['a', 'b', 'c', 'd'], 'and, at the latest, the time to read it');
     await Promise.all(sending);
   });
+
+  it('hands a freed slot to the first in line: a request arriving at that moment does not jump it', async () => {
+    const sent: string[] = [];
+    const queue = new SendQueue(1);
+    const tick = () => new Promise((r) => setImmediate(r));
+    const a = fakeReply('a', sent);
+    const b = fakeReply('b', sent);
+    const e = fakeReply('e', sent);
+    const sending = [queue.send(a.reply, Buffer.alloc(1)), queue.send(b.reply, Buffer.alloc(1))];
+    await tick();
+    a.raw.emit('finish');
+    sending.push(queue.send(e.reply, Buffer.alloc(1)));
+    await tick();
+    assert.deepEqual(sent, ['a', 'b'], 'b waited longer: the slot is its');
+    b.raw.emit('finish');
+    await tick();
+    assert.deepEqual(sent, ['a', 'b', 'e']);
+    await Promise.all(sending);
+  });
 });
