@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,67 +7,17 @@ import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/database.ts';
+import { type ServerProcess, startServerProcess } from '../server/test/helpers/server-process.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
 const run = promisify(execFile);
-const repo = new URL('../', import.meta.url).pathname;
 
 /** GET /library at 10,000 and 50,000 movies, against the floor; then 200 clients at once at 10,000. */
 export async function benchLibrary(): Promise<void> {
   const quick = process.argv.includes('--quick');
   await benchScale(quick ? 2_000 : 10_000, { load: !quick });
   if (!quick) await benchScale(50_000, { load: false });
-}
-
-interface ServerProcess {
-  url: string;
-  pid: number;
-  token: string;
-  stop(): Promise<void>;
-}
-
-/** The server as its own process (its memory is then its own), on a seeded data dir. */
-async function startServer(dataDir: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      REELSHELF_DATA_DIR: dataDir,
-      REELSHELF_PORT: '0',
-      REELSHELF_HOST: '127.0.0.1',
-      REELSHELF_LOG_LEVEL: 'warn',
-      REELSHELF_WATCH: 'off',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1] !== undefined) {
-        clearInterval(timer);
-        resolve(m[1]);
-      }
-    }, 50);
-    child.on('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`server exited ${code}: ${out}`));
-    });
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    url,
-    pid: child.pid ?? 0,
-    token: readFileSync(join(dataDir, 'api-token'), 'utf8').trim(),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 /** Peak resident memory of a process so far (VmHWM), in MB. */
@@ -113,7 +63,7 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
     await seedMoviesWithCopies(opened.db, movies);
     await opened.close();
     console.log(`\n${movies} movies (seeded with copies in ${ms(performance.now() - seedStart)}):`);
-    server = await startServer(dataDir);
+    server = await startServerProcess(dataDir, { REELSHELF_WATCH: 'off' });
     const url = `${server.url}/library`;
     const auth = { authorization: `Bearer ${server.token}` };
     const gz = { ...auth, 'accept-encoding': 'gzip' };

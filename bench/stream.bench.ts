@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { LibraryResponse } from '@reelshelf/contract';
 import { fixtureFfmpeg, makeFixture } from '../server/test/helpers/media.ts';
 import { type RunningNginx, startNginx } from '../server/test/helpers/nginx.ts';
+import { type ServerProcess, startServerProcess } from '../server/test/helpers/server-process.ts';
 
 const run = promisify(execFile);
 const repo = new URL('../', import.meta.url).pathname;
@@ -64,47 +65,6 @@ function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-async function startServer(
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      REELSHELF_DATA_DIR: dataDir,
-      REELSHELF_PORT: '0',
-      REELSHELF_HOST: '127.0.0.1',
-      REELSHELF_LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1] !== undefined) {
-        clearInterval(timer);
-        resolve(m[1]);
-      }
-    }, 50);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    url,
-    pid: child.pid ?? 0,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 /**
  * Alternates two URLs under wrk in short slices (the machine is shared: a burst of load from
  * elsewhere hits both sides of a ratio alike) and prints the rates and the median ratio.
@@ -154,7 +114,7 @@ export async function benchStream(): Promise<void> {
   const media = mkdtempSync(join(tmpdir(), 'reelshelf-bench-stream-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-stream-data-'));
   let nginx: RunningNginx | undefined;
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: ServerProcess | undefined;
   try {
     mkdirSync(join(media, 'Big (2020)'));
     const big = await makeBigFilm(join(media, 'Big (2020)', 'Big (2020).mkv'), 75);
@@ -164,8 +124,8 @@ export async function benchStream(): Promise<void> {
       cwd: repo,
       env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
     });
-    server = await startServer(dataDir);
-    const token = readFileSync(join(dataDir, 'api-token'), 'utf8').trim();
+    server = await startServerProcess(dataDir);
+    const token = server.token;
     const editionOf = async (url: string, device: string, title: string) => {
       const body = (await (
         await fetch(`${url}/library?device=${device}`, { headers: { authorization: `Bearer ${token}` } })
@@ -210,7 +170,7 @@ export async function benchStream(): Promise<void> {
     await server.stop();
 
     // The same library behind nginx, which sends the bytes itself once reelshelf has said yes.
-    server = await startServer(dataDir, { REELSHELF_ACCEL_REDIRECT: '/internal-media/' });
+    server = await startServerProcess(dataDir, { REELSHELF_ACCEL_REDIRECT: '/internal-media/' });
     nginx = await startNginx({ directRoot: media, upstream: new URL(server.url).host });
     const viaNginx = `${nginx.url}${(await editionOf(server.url, 'full', 'Big')).stream_url}`;
     const check = await fetch(viaNginx, { headers: { range: 'bytes=0-15' } });

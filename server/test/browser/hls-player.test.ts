@@ -12,7 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
+import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -62,15 +62,6 @@ async function fileDuration(path: string): Promise<number> {
     path,
   ]);
   return Number(stdout.trim());
-}
-
-async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.getByLabel('Admin token').fill(token);
-  await Promise.all([
-    page.waitForURL(`${baseUrl}/library`),
-    page.getByRole('button', { name: 'Sign in' }).click(),
-  ]);
 }
 
 interface PlayerState {

@@ -12,7 +12,7 @@ import type { Db } from '../../src/db/database.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
+import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
 
 const CHROMIUM_FLAGS = chromiumFlags();
 const SCREENSHOTS = fileURLToPath(new URL('../../../test-output/screenshots/', import.meta.url));
@@ -36,15 +36,6 @@ async function addCredit(db: Db, movieId: number, name: string, role: 'cast' | '
       sort_order: 0,
     })
     .execute();
-}
-
-async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.getByLabel('Admin token').fill(token);
-  await Promise.all([
-    page.waitForURL(`${baseUrl}/library`),
-    page.getByRole('button', { name: 'Sign in' }).click(),
-  ]);
 }
 
 async function shot(page: Page, name: string): Promise<void> {

@@ -10,7 +10,7 @@ import { ReelshelfClient } from '../../../client/src/index.ts';
 import { bundledToolPath, findOnPath } from '../../src/adapters/media-tools.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
+import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
 
 const CHROMIUM_FLAGS = chromiumFlags();
 const FILES = 80;
@@ -96,12 +96,7 @@ describe(
       });
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       page.on('pageerror', (err) => errors.push(err.message));
-      await page.goto(`${t.url}/sign-in`);
-      await page.getByLabel('Admin token').fill(t.token);
-      await Promise.all([
-        page.waitForURL(`${t.url}/library`),
-        page.getByRole('button', { name: 'Sign in' }).click(),
-      ]);
+      await signIn(page, t.url, t.token);
     });
 
     after(async () => {

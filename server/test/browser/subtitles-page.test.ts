@@ -14,7 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { moviePage } from '../../src/http/pages/movie.page.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags } from '../helpers/chromium.ts';
+import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -103,15 +103,6 @@ async function makeConverted(dir: string): Promise<string> {
   rmSync(source);
   writeFileSync(join(dir, 'Talking (2004)', 'Talking (2004).fr.srt'), srt(SIDECAR_FR));
   return path;
-}
-
-async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.getByLabel('Admin token').fill(token);
-  await Promise.all([
-    page.waitForURL(`${baseUrl}/library`),
-    page.getByRole('button', { name: 'Sign in' }).click(),
-  ]);
 }
 
 interface TrackState {

@@ -1,3 +1,5 @@
+import type { Page } from 'playwright-core';
+
 /** Debian's Chromium, as every browser test and the playback bench start it. */
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -18,4 +20,14 @@ export function chromiumFlags(options: { autoplay?: boolean } = {}): string[] {
     '--disable-sync',
     ...(options.autoplay === true ? ['--autoplay-policy=no-user-gesture-required'] : []),
   ];
+}
+
+/** Signs a page in through the sign-in form with the admin token, as a person does; it lands on /library. */
+export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByLabel('Admin token').fill(token);
+  await Promise.all([
+    page.waitForURL(`${baseUrl}/library`),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
 }

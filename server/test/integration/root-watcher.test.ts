@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
   closeSync,
@@ -19,6 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LibraryResponse } from '@reelshelf/contract';
 import { makeFixture } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startServerProcess } from '../helpers/server-process.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
 /** The titles in /library with their badge. */
@@ -322,45 +323,25 @@ describe('the server process watches the roots it has at start', () => {
     // Added while no server ran: the scan at start finds it.
     copyFileSync(seed, join(root, 'Ran (1985).mp4'));
     appendFileSync(join(root, 'Ran (1985).mp4'), Buffer.alloc(10, 1));
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-      cwd: new URL('../../../', import.meta.url).pathname,
-      env: {
-        ...process.env,
-        REELSHELF_DATA_DIR: dataDir,
-        REELSHELF_PORT: '0',
-        REELSHELF_HOST: '127.0.0.1',
-        REELSHELF_LOG_LEVEL: 'warn',
-        REELSHELF_WATCH: 'on',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    // (A cold start compiles with tsx: slow on a busy 2-core machine.)
-    const url = await waitFor(
-      () => /listening on (http:\/\/\S+)/.exec(out)?.[1],
-      () => `the server to listen: ${out}`,
-      { timeoutMs: 60_000, intervalMs: 50 },
-    );
+    const running = await startServerProcess(dataDir, { REELSHELF_WATCH: 'on', REELSHELF_API_TOKEN: token });
+    child = running.child;
+    const { url, output: out } = running;
     const server = {
       api: (path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } }),
     };
     await waitFor(
       async () => (await titles(server)).get('Ran') === 'playable',
-      () => `Ran found by the scan at start (${out})`,
+      () => `Ran found by the scan at start (${out()})`,
       { timeoutMs: 20_000, intervalMs: 100 },
     );
     copyFileSync(seed, join(root, 'Zelig (1983).mp4'));
     appendFileSync(join(root, 'Zelig (1983).mp4'), Buffer.alloc(20, 2));
     await waitFor(
       async () => (await titles(server)).get('Zelig') === 'playable',
-      () => `Zelig found by the watcher (${out})`,
+      () => `Zelig found by the watcher (${out()})`,
       { timeoutMs: 15_000, intervalMs: 100 },
     );
-    proc.kill('SIGTERM');
-    assert.equal(await within(exited, 10_000, () => `the process to exit: ${out}`), 0);
+    running.child.kill('SIGTERM');
+    assert.equal(await within(running.exited, 10_000, () => `the process to exit: ${out()}`), 0);
   });
 });
