@@ -25,7 +25,13 @@ export class SendQueue {
   private readonly waiting: (() => void)[] = [];
   private readonly held = new Map<Socket, () => void>();
 
-  constructor(private readonly slots: number) {}
+  /**
+   * @param readBytesPerMs the read rate assumed for a client that sends nothing more after its body
+   */
+  constructor(
+    private readonly slots: number,
+    private readonly readBytesPerMs = ASSUMED_READ_BYTES_PER_MS,
+  ) {}
 
   /** Every request the server receives: one on a connection whose body is held frees its slot. */
   requestArrived(socket: Socket): void {
@@ -47,9 +53,10 @@ export class SendQueue {
       if (next === undefined) this.active--;
       else next();
     };
+    // Taken now: Node detaches the socket from the response before `finish` reaches us.
+    const socket = reply.raw.socket;
     reply.raw.once('finish', () => {
       finished = true;
-      const socket = reply.raw.socket;
       if (socket === null || socket.destroyed) return free();
       const release = () => {
         clearTimeout(timer);
@@ -59,7 +66,7 @@ export class SendQueue {
       };
       const timer = setTimeout(
         release,
-        Math.min(HOLD_MAX_MS, HOLD_EXTRA_MS + body.length / ASSUMED_READ_BYTES_PER_MS),
+        Math.min(HOLD_MAX_MS, HOLD_EXTRA_MS + body.length / this.readBytesPerMs),
       );
       socket.once('close', release);
       this.held.set(socket, release);

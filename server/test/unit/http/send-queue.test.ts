@@ -5,9 +5,18 @@ import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import { SendQueue } from '../../../src/http/send-queue.ts';
 
-/** A reply whose raw response finishes (or closes) when the test says. */
+/**
+ * A reply whose raw response finishes (or closes) when the test says. Like Node's, it detaches its
+ * socket before `finish` reaches other listeners.
+ */
 function fakeReply(name: string, sent: string[], socket: EventEmitter | null = null) {
-  const raw = Object.assign(new EventEmitter(), { destroyed: false, socket });
+  const raw: EventEmitter & { destroyed: boolean; socket: EventEmitter | null } = Object.assign(
+    new EventEmitter(),
+    { destroyed: false, socket },
+  );
+  raw.on('finish', () => {
+    raw.socket = null;
+  });
   const reply = {
     raw,
     send: () => {
