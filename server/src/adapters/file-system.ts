@@ -132,14 +132,4 @@ export class FileSystemAdapter {
       return null;
     }
   }
-
-  /**
-   * The regular file at a real path its caller has checked (MediaPathService: inside its library
-   * root), ready to be read; null when there is none. The one place a media file is opened.
-   */
-  async file(realPath: string): Promise<CheckedFile | null> {
-    const s = await this.stat(realPath);
-    if (s === null || !s.isFile) return null;
-    return checkedFileAt(realPath, s.sizeBytes, s.mtimeMs);
-  }
 }

@@ -48,6 +48,9 @@ export function registerStreamRoutes(
     method: ['GET', 'HEAD'],
     url: '/stream/media_file/:id',
     schema: { params: idParams, querystring: streamQuery },
+    // Media bytes are never compressed: no compression hooks on the hot path (nor on its refusals,
+    // which are a few hundred bytes).
+    compress: false,
     handler: async (request, reply) => {
       const device = authorizePlayback(request, streams, apiToken);
       const target = await streams.target(request.params.id, device);

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type OpenedDatabase, openDatabase } from '../../../src/db/database.ts';
+import { LibraryRepository } from '../../../src/repositories/library.repository.ts';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+
+describe('LibraryRepository.file', () => {
+  let opened: OpenedDatabase;
+  before(async () => {
+    opened = await openDatabase('sqlite::memory:');
+    const db = opened.db;
+    await db
+      .insertInto('library_roots')
+      .values({ path: '/films', name: 'films', collection_id: null, created_at: NOW })
+      .execute();
+    for (const [name, status] of [
+      ['a.mkv', 'present'],
+      ['b.mkv', 'missing'],
+      ['c.mkv', 'present'],
+    ] as const) {
+      await db
+        .insertInto('media_files')
+        .values({
+          movie_id: null,
+          library_root_id: 1,
+          relative_path: name,
+          size_bytes: name.length,
+          mtime_ms: 1,
+          fingerprint: `fp-${name}`,
+          edition_label: null,
+          status,
+          created_at: NOW,
+          updated_at: NOW,
+        })
+        .execute();
+    }
+    await db
+      .insertInto('subtitle_sidecars')
+      .values({
+        media_file_id: 3,
+        relative_path: 'c.en.srt',
+        size_bytes: 10,
+        mtime_ms: 2,
+        format: 'srt',
+        kind: 'text',
+        language: 'eng',
+        title: null,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
+    await db
+      .insertInto('watch_state')
+      .values({ media_file_id: 2, movie_id: null, position_seconds: 42, watched: 0, updated_at: NOW })
+      .execute();
+  });
+  after(() => opened.close());
+
+  it('answers each id with the same row as the built query, however often it is asked (compiled once)', async () => {
+    const repo = new LibraryRepository(opened.db);
+    const built = await repo.filesById([1, 2, 3]);
+    assert.equal(built.length, 3);
+    for (const round of [1, 2]) {
+      for (const id of [3, 1, 2]) {
+        assert.deepEqual(await repo.file(id), built[id - 1], `file ${id}, round ${round}`);
+      }
+    }
+    assert.equal((await repo.file(2))?.position_seconds, 42, 'its watch state');
+    assert.match((await repo.file(3))?.sidecars_json ?? '', /c\.en\.srt/, 'its sidecars');
+    assert.equal(await repo.file(99), undefined, 'an unknown id: none');
+    assert.deepEqual(
+      await new LibraryRepository(opened.db).file(1),
+      built[0],
+      'another repository, same database',
+    );
+  });
+});
