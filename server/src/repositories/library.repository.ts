@@ -1,4 +1,5 @@
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
+import { compiledSelect } from '../db/compiled-select.ts';
 import type { Db } from '../db/database.ts';
 
 export interface LibraryMovieRow {
@@ -67,9 +68,6 @@ async function scoped<T>(
   }
   return out;
 }
-
-/** `file(id)`'s compiled query, per database. */
-const fileById = new WeakMap<Db, CompiledQuery<LibraryFileRow>>();
 
 /**
  * Bulk reads behind GET /library: a handful of ordered queries over whole tables instead of one
@@ -153,23 +151,17 @@ export class LibraryRepository {
   }
 
   /**
-   * One file in the listing's shape (streaming and prewarm decide with the same rules). Every
-   * stream request asks this, so the query is built and compiled once per
-   * database and run with each id (Kysely builds and compiles anew on every call: ~0.25 ms of the
-   * stream route's ~1.8 ms of CPU on the bench machine, measured).
+   * One file in the listing's shape (streaming and prewarm decide with the same rules). Every stream
+   * request asks this, so the query is compiled once per database ({@link compiledSelect}).
    */
   async file(id: number): Promise<LibraryFileRow | undefined> {
-    let compiled = fileById.get(this.db);
-    if (compiled === undefined) {
-      compiled = this.fileQuery().where('f.id', '=', 0).compile();
-      // The id is its only parameter (the sidecars' subquery has none); anything else would be
-      // run with the wrong values, so it is checked once here.
-      if (compiled.parameters.length !== 1) throw new Error('file(id): expected one parameter');
-      fileById.set(this.db, compiled);
-    }
-    const { rows } = await this.db.executeQuery<LibraryFileRow>({ ...compiled, parameters: [id] });
-    return rows[0];
+    return (await LibraryRepository.fileById(this.db, [id]))[0];
   }
+
+  private static readonly fileById = compiledSelect<LibraryFileRow>(
+    (db) => new LibraryRepository(db).fileQuery().where('f.id', '=', 0),
+    1,
+  );
 
   private fileQuery() {
     return this.db
