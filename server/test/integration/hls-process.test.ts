@@ -1,49 +1,15 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
-const root = new URL('../../../', import.meta.url).pathname;
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-function startMain(dataDir: string, token: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      REELSHELF_DATA_DIR: dataDir,
-      REELSHELF_PORT: '0',
-      REELSHELF_HOST: '127.0.0.1',
-      REELSHELF_LOG_LEVEL: 'warn',
-      REELSHELF_API_TOKEN: token,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      return match?.[1] === undefined ? null : { child, url: match[1], exited };
-    },
-    () => `the server to start: ${out}`,
-    { timeoutMs: 60_000, intervalMs: 50 },
-  );
-}
 
 /** Pids of processes whose command line mentions `needle` (Linux /proc). */
 function processesWith(needle: string): number[] {
@@ -64,7 +30,7 @@ describe('HLS conversions and a server killed with SIGKILL', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-proc-'));
   const media = mkdtempSync(join(tmpdir(), 'reelshelf-hls-proc-media-'));
   const token = 'hls-process-test-token-0123456789';
-  let server: Running | null = null;
+  let server: ServerProcess | null = null;
   after(async () => {
     if (server !== null && server.child.exitCode === null) {
       server.child.kill('SIGKILL');
@@ -83,7 +49,7 @@ describe('HLS conversions and a server killed with SIGKILL', () => {
       ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=48000`],
       ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '4', '-c:a', 'ac3', '-ac', '2', file],
     ]);
-    server = await startMain(dataDir, token);
+    server = await startServerProcess(dataDir, { REELSHELF_API_TOKEN: token });
     const auth = { authorization: `Bearer ${token}` };
     const rootRes = await fetch(`${server.url}/api/library-roots`, {
       method: 'POST',
@@ -132,7 +98,7 @@ describe('HLS conversions and a server killed with SIGKILL', () => {
     );
 
     // A new server on the same data dir serves whole segments only: the film decodes end to end.
-    server = await startMain(dataDir, token);
+    server = await startServerProcess(dataDir, { REELSHELF_API_TOKEN: token });
     const again = (await (
       await fetch(`${server.url}/api/media-file/${fileId}/playback?device=web`, { headers: auth })
     ).json()) as { hls_url: string };
