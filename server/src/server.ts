@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { type OpenedDatabase, openDatabase } from './db/database.ts';
 import { buildHttpApp } from './http/app.ts';
 import { buildServices, type Services } from './services/index.ts';
-import type { ScanDeps } from './services/scan.service.ts';
+import type { ScanDeps } from './services/scan/scan.service.ts';
 
 export interface ReelshelfServer {
   app: FastifyInstance;

@@ -18,7 +18,7 @@ export const STORAGE_AREAS = {
   artifacts: 'artifacts',
   /** HLS segments and playlists (next issue). */
   segments: 'segments',
-  /** WebVTT conversions of subtitle tracks (services/subtitle-vtt.service.ts), one folder per content. */
+  /** WebVTT conversions of subtitle tracks (services/playback/subtitle-vtt.service.ts), one folder per content. */
   subtitles: 'subtitles',
   /** Device profiles a user adds as JSON files (read only: the server never writes here). */
   devices: 'devices',

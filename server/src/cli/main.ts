@@ -4,8 +4,8 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createServer, type ReelshelfServer } from '../server.ts';
 import type { ImportRowError, ScanReport } from '@reelshelf/contract';
-import { looksLikeJson } from '../services/import-export.service.ts';
-import type { ScanDeps } from '../services/scan.service.ts';
+import { looksLikeJson } from '../services/import/import-export.service.ts';
+import type { ScanDeps } from '../services/scan/scan.service.ts';
 import { startCliProgress } from './progress.ts';
 
 const USAGE = `usage: reelshelf <command> [options]

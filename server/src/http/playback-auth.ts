@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { StreamService } from '../services/stream.service.ts';
+import type { StreamService } from '../services/playback/stream.service.ts';
 import { bearerToken, secretsEqual } from './plugins/auth.ts';
 
 /**

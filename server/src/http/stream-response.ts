@@ -6,7 +6,7 @@ import { accelRedirectUri } from '../domain/accel-redirect.ts';
 import { evaluatePreconditions, type Validators } from '../domain/http-conditional.ts';
 import { contentRangeHeader, parseRange, unsatisfiedRangeHeader } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
-import type { StreamTarget } from '../services/stream.service.ts';
+import type { StreamTarget } from '../services/playback/stream.service.ts';
 import { writeFileRange } from './file-body.ts';
 
 /** How long a range beyond what a growing artifact has written may wait before 503. */

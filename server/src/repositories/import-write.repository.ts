@@ -51,7 +51,7 @@ export interface WatchValues {
 }
 
 /**
- * Every write an import makes, one method each. The plan (services/import-plan.ts) only calls this
+ * Every write an import makes, one method each. The plan (services/import/import-plan.ts) only calls this
  * port; {@link ImportWriteRepository} runs it on a Kysely transaction, tests may record it.
  */
 export interface ImportWriter {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LibraryResponse } from '@reelshelf/contract';
-import type { PlaybackInfo } from '../../src/services/playback.service.ts';
+import type { PlaybackInfo } from '../../src/services/playback/playback.service.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { type FixtureName, makeFixtures } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';

@@ -16,8 +16,8 @@ import { DataStore } from '../../src/adapters/data-store.ts';
 import { FfmpegAdapter } from '../../src/adapters/ffmpeg.ts';
 import { FileSystemAdapter } from '../../src/adapters/file-system.ts';
 import type { SubtitleTrack } from '../../src/domain/subtitles/subtitle-track.ts';
-import { MediaPathService } from '../../src/services/media-path.service.ts';
-import { SubtitleVttService } from '../../src/services/subtitle-vtt.service.ts';
+import { MediaPathService } from '../../src/services/library/media-path.service.ts';
+import { SubtitleVttService } from '../../src/services/playback/subtitle-vtt.service.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 

@@ -15,7 +15,7 @@ import {
 } from '../../src/domain/library-listing/gzip-frame.ts';
 import { LruMap } from '../../src/domain/library-listing/lru.ts';
 import { compareSqliteText } from '../../src/domain/library-listing/sqlite-order.ts';
-import { ReadyArtifactIndex } from '../../src/services/artifact-index.ts';
+import { ReadyArtifactIndex } from '../../src/services/playback/artifact-index.ts';
 import type { ListingChange } from '../../src/domain/library-listing/changes.ts';
 
 describe('listing gzip pieces', () => {

@@ -19,7 +19,7 @@ import {
 } from '../../src/adapters/media-tools.ts';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
-import { SystemStatusService } from '../../src/services/system-status.service.ts';
+import { SystemStatusService } from '../../src/services/system/system-status.service.ts';
 
 describe('FFmpeg release from libavcodec', () => {
   const table: [number, number, string | null][] = [

@@ -1,6 +1,6 @@
 import { parseEntityTagList, strongMatch } from '../http-conditional.ts';
 
-/** What a listing's bytes depend on beyond the database: see ListingVersion in services/library-generation.ts. */
+/** What a listing's bytes depend on beyond the database: see ListingVersion in services/library/library-generation.ts. */
 export interface ListingTagParts {
   /** Changes with each process start (in-memory state such as finished artifacts is reloaded then). */
   boot: string;

@@ -1,5 +1,5 @@
 import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
-import type { PlaybackInfo, PlaybackSubtitle } from '../../services/playback.service.ts';
+import type { PlaybackInfo, PlaybackSubtitle } from '../../services/playback/playback.service.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import { formatMinutes } from '../../domain/format-duration.ts';
 import { hlsLanguageTag } from '../../domain/hls/playlists.ts';

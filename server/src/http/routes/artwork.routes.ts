@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { emptyBodyIsNoOptions } from '../schemas.ts';
-import type { ArtworkService } from '../../services/artwork.service.ts';
+import type { ArtworkService } from '../../services/metadata/artwork.service.ts';
 import { sendFile } from '../stream-response.ts';
 
 /** A `?v=` in the URL changes with the image, so a day of caching is safe; then revalidate. */

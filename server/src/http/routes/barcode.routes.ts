@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { emptyBodyIsNoOptions } from '../schemas.ts';
 import type { BarcodeCreateInput } from '@reelshelf/contract';
-import type { BarcodeService } from '../../services/barcode.service.ts';
+import type { BarcodeService } from '../../services/metadata/barcode.service.ts';
 
 const codeParams = {
   type: 'object',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { HlsFile, HlsService } from '../../services/hls.service.ts';
-import type { PlaybackTokenService } from '../../services/playback-token.service.ts';
-import type { StreamService } from '../../services/stream.service.ts';
+import type { HlsFile, HlsService } from '../../services/playback/hls.service.ts';
+import type { PlaybackTokenService } from '../../services/playback/playback-token.service.ts';
+import type { StreamService } from '../../services/playback/stream.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';

@@ -3,7 +3,7 @@ import type { ExportFormat } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { declaredLength } from '../plugins/refused-body.ts';
-import type { ImportExportService } from '../../services/import-export.service.ts';
+import type { ImportExportService } from '../../services/import/import-export.service.ts';
 
 /** The largest import accepted (CSV, JSON or an uploaded file): 40 MiB, on this route only. */
 export const IMPORT_BODY_LIMIT = 40 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { JobKindName, JobStatusName } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
-import type { JobService } from '../../services/job.service.ts';
+import type { JobService } from '../../services/system/job.service.ts';
 import { idParams } from '../schemas.ts';
 
 const JOB_KINDS: readonly JobKindName[] = ['scan', 'artwork', 'enrich', 'artifact', 'import'];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { LibraryRootService } from '../../services/library-root.service.ts';
-import type { ScanService } from '../../services/scan.service.ts';
-import type { WatchStateService } from '../../services/watch-state.service.ts';
+import type { LibraryRootService } from '../../services/library/library-root.service.ts';
+import type { ScanService } from '../../services/scan/scan.service.ts';
+import type { WatchStateService } from '../../services/library/watch-state.service.ts';
 import type { WatchStateInput } from '@reelshelf/contract';
 import { idParams } from '../schemas.ts';
 

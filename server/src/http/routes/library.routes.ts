@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts';
-import type { DeviceProfileService } from '../../services/device-profile.service.ts';
-import type { LibraryListingService } from '../../services/library-listing.service.ts';
+import type { DeviceProfileService } from '../../services/playback/device-profile.service.ts';
+import type { LibraryListingService } from '../../services/library/library-listing.service.ts';
 import { prefersHtml } from '../pages/accept.ts';
 import { libraryQuery } from '../schemas.ts';
 import { SendQueue } from '../send-queue.ts';

@@ -1,6 +1,6 @@
 import type { CreateMovieInput, PatchMovieInput } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
-import type { MovieService } from '../../services/movie.service.ts';
+import type { MovieService } from '../../services/library/movie.service.ts';
 import { createMovieBody, idParams, listMoviesQuery, patchMovieBody } from '../schemas.ts';
 
 /** /api/movies: listing, creation, one movie's details, edits and deletion. */

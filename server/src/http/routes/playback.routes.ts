@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { PlaybackService } from '../../services/playback.service.ts';
+import type { PlaybackService } from '../../services/playback/playback.service.ts';
 import { idParams, libraryQuery } from '../schemas.ts';
 
 const nullableString = { type: ['string', 'null'] } as const;
 
-/** PlaybackInfo (services/playback.service.ts); not part of the frozen contract. */
+/** PlaybackInfo (services/playback/playback.service.ts); not part of the frozen contract. */
 export const playbackInfoSchema = {
   type: 'object',
   additionalProperties: false,

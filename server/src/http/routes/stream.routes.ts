@@ -1,8 +1,8 @@
 import type { PrewarmResponse } from '@reelshelf/contract';
 import { schemaId } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
-import type { ArtifactService, ArtifactState } from '../../services/artifact.service.ts';
-import type { StreamService } from '../../services/stream.service.ts';
+import type { ArtifactService, ArtifactState } from '../../services/playback/artifact.service.ts';
+import type { StreamService } from '../../services/playback/stream.service.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
 import { sendAccelRedirect, sendFile, sendGrowing } from '../stream-response.ts';

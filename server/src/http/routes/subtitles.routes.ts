@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { StreamService } from '../../services/stream.service.ts';
-import type { SubtitleVttService } from '../../services/subtitle-vtt.service.ts';
+import type { StreamService } from '../../services/playback/stream.service.ts';
+import type { SubtitleVttService } from '../../services/playback/subtitle-vtt.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';

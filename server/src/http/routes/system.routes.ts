@@ -1,6 +1,6 @@
 import { CONTRACT_BUNDLE, CONTRACT_HASH, CONTRACT_VERSION } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
-import type { SystemStatusService } from '../../services/system-status.service.ts';
+import type { SystemStatusService } from '../../services/system/system-status.service.ts';
 import { isAuthenticated } from '../plugins/auth.ts';
 
 /** Health and the published contract: both public. */

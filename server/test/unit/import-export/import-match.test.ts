@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type EditionState, LibraryMatcher, type MovieState } from '../../../src/services/import-match.ts';
+import {
+  type EditionState,
+  LibraryMatcher,
+  type MovieState,
+} from '../../../src/services/import/import-match.ts';
 import { copyRow, csvItems, editionRow, movieRow, snapshot } from './plan-fixtures.ts';
 
 /** GTIN-13, as the import stores barcodes. */

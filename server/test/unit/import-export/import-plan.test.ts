@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import type { LibraryExport } from '../../../src/domain/import-export/index.ts';
 import { openDatabase } from '../../../src/db/database.ts';
 import { ImportWriteRepository } from '../../../src/repositories/import-write.repository.ts';
-import { applyPlan } from '../../../src/services/import-apply.ts';
-import { loadSnapshot } from '../../../src/services/import-input.ts';
-import { ImportPlan } from '../../../src/services/import-plan.ts';
+import { applyPlan } from '../../../src/services/import/import-apply.ts';
+import { loadSnapshot } from '../../../src/services/import/import-input.ts';
+import { ImportPlan } from '../../../src/services/import/import-plan.ts';
 import {
   NOW,
   binderRow,

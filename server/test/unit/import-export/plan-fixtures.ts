@@ -17,7 +17,7 @@ import {
   itemsFromGroups,
   type Snapshot,
   type SnapshotExtras,
-} from '../../../src/services/import-input.ts';
+} from '../../../src/services/import/import-input.ts';
 import { importRow } from './rows.ts';
 
 export const NOW = '2026-01-02T03:04:05.000Z';

@@ -1,0 +1,296 @@
+import type { ExportFormat, ImportResult } from '@reelshelf/contract';
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import type { FileSystemAdapter } from '../../adapters/file-system.ts';
+import type { Db } from '../../db/database.ts';
+import {
+  type ExportCopy,
+  type ExportMovie,
+  type LibraryExport,
+  type RowError,
+  csvRowsFromExport,
+  groupImportRows,
+  parseCollectionCsv,
+  renderCollectionCsv,
+  renderLibraryExport,
+  validateLibraryExport,
+} from '../../domain/import-export/index.ts';
+import { AppError } from '../../errors.ts';
+import type { CopyRow } from '../../repositories/import-export.repository.ts';
+import { ImportWriteRepository } from '../../repositories/import-write.repository.ts';
+import { parseGenres } from '../../domain/genres.ts';
+import { applyPlan } from './import-apply.ts';
+import {
+  barcodeKey,
+  type InMovie,
+  itemsFromDocument,
+  itemsFromGroups,
+  loadSnapshot,
+  rootsOnDisk,
+} from './import-input.ts';
+import { ImportPlan } from './import-plan.ts';
+
+export interface ImportOptions {
+  /** Check and count only; nothing is written. */
+  dryRun?: boolean;
+  /** Called while the writes run (done of total); a promise it returns is awaited (the CLI, tests). */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
+  /** Called with the id of the `import` job once it exists (writes only: a dry run is no job). */
+  onJob?: (jobId: number) => void;
+}
+
+/** Runs an import's writes as a job (listed at GET /api/jobs with progress); the JobRunner does. */
+export interface ImportJobs {
+  track<T>(
+    name: 'import',
+    summary: unknown,
+    run: (ctx: { progress(done: number, total: number): void }) => Promise<T>,
+    onStart?: (jobId: number) => void,
+  ): Promise<T>;
+}
+
+/** A rendered export: the bytes and how to serve them. */
+export interface RenderedExport {
+  body: string;
+  contentType: string;
+  filename: string;
+}
+
+/** 400 import_invalid: every bad row, nothing written. */
+export function importInvalid(rows: RowError[], warnings: string[]): AppError {
+  const lines = new Set(rows.map((r) => r.row)).size;
+  return new AppError('import_invalid', {
+    status: 400,
+    message:
+      rows.length === 1
+        ? 'The file has a problem; nothing was imported.'
+        : `The file has ${rows.length} problems on ${lines} row${lines === 1 ? '' : 's'}; nothing was imported.`,
+    hint: 'Fix the rows listed in `rows` (row = line of the file, the header being line 1; for JSON the movie item) and import again.',
+    extra: { rows, warnings },
+  });
+}
+
+/** True when a file of unknown kind starts like a JSON object (after an optional BOM and spaces). */
+export function looksLikeJson(bytes: Buffer): boolean {
+  return /^(\uFEFF)?\s*\{/.test(bytes.subarray(0, 64).toString());
+}
+
+/**
+ * Import (CSV of a collection, or our JSON export) and export of the whole library. Imports are
+ * checked completely before anything is written and then written in one transaction: all or nothing.
+ */
+export class ImportExportService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** Reads whether the library roots a JSON document names exist here (a warning when not). */
+    private readonly fs: FileSystemAdapter,
+    /** New movies are handed on for enrichment (and artwork) after the import commits. */
+    private readonly onMoviesCreated: (movieIds: number[]) => Promise<unknown> = async () => null,
+    /** Imports that write run as `import` jobs, one at a time, reporting progress; null: run inline. */
+    private readonly jobs: ImportJobs | null = null,
+  ) {}
+
+  /** A collection CSV (our export, CLZ Movies, Letterboxd, DVD Profiler-style sheets…). */
+  async importCsv(bytes: Buffer, options: ImportOptions = {}): Promise<ImportResult> {
+    const parsed = parseCollectionCsv(bytes);
+    if (!parsed.ok) throw importInvalid(parsed.errors, parsed.warnings);
+    return this.run(itemsFromGroups(groupImportRows(parsed.rows)), null, parsed.warnings, options);
+  }
+
+  /** Our JSON export (format_version 1), already parsed. */
+  async importJson(value: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+    const checked = validateLibraryExport(value);
+    if (!checked.ok) throw importInvalid(checked.errors, []);
+    return this.run(itemsFromDocument(checked.value), checked.value, [], options);
+  }
+
+  /**
+   * A file of either kind (an upload, the CLI): JSON when `kind` says so, or when no kind is given and
+   * the text starts with `{`; CSV otherwise.
+   */
+  async importFile(bytes: Buffer, kind: 'csv' | 'json' | null, options: ImportOptions = {}) {
+    const json = kind === 'json' || (kind === null && looksLikeJson(bytes));
+    if (!json) return this.importCsv(bytes, options);
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    } catch (err) {
+      throw importInvalid(
+        [
+          {
+            row: 0,
+            field: 'file',
+            message: `not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+          },
+        ],
+        [],
+      );
+    }
+    return this.importJson(value, options);
+  }
+
+  private async run(
+    items: InMovie[],
+    doc: LibraryExport | null,
+    warnings: string[],
+    options: ImportOptions,
+  ): Promise<ImportResult> {
+    const now = isoNow(this.clock);
+    // Read: the folders first (the filesystem is no part of the transaction), the library inside it.
+    const onDisk = await rootsOnDisk(this.fs, doc);
+    const plan = async (db: Db) => {
+      const snapshot = await loadSnapshot(db, doc !== null);
+      const p = new ImportPlan({ snapshot, now, items, doc, rootsOnDisk: onDisk });
+      if (p.errors.length > 0) {
+        throw importInvalid(
+          p.errors.sort((a, b) => a.row - b.row),
+          [...warnings, ...p.warnings],
+        );
+      }
+      return p;
+    };
+    if (options.dryRun === true) return result(await plan(this.db), true, warnings);
+    // Planned and written in one transaction: nothing can change the library between the two.
+    const write = (progress: (done: number, total: number) => void | Promise<void>) =>
+      this.db.transaction().execute(async (trx) => {
+        const p = await plan(trx);
+        await progress(0, p.ops.length);
+        await applyPlan(p.ops, new ImportWriteRepository(trx), progress);
+        return { created: p.newMovies.map((r) => r.value), result: result(p, false, warnings) };
+      });
+    const report = (done: number, total: number) => options.onProgress?.(done, total);
+    const done =
+      this.jobs === null
+        ? await write(report)
+        : await this.jobs.track(
+            'import',
+            { movies: items.length, json: doc !== null },
+            (ctx) =>
+              write((d, t) => {
+                ctx.progress(d, t);
+                return report(d, t);
+              }),
+            options.onJob,
+          );
+    if (done.created.length > 0) await this.onMoviesCreated(done.created).catch(() => undefined);
+    return done.result;
+  }
+
+  /** The whole library as one document (stable order, no ids or timestamps). */
+  async buildExport(): Promise<LibraryExport> {
+    const s = await loadSnapshot(this.db, true);
+    const x = s.extras;
+    if (x === null) throw new Error('export: snapshot without extras');
+    const group = <T extends { movie_id: number | null }>(rows: readonly T[]) => {
+      const map = new Map<number, T[]>();
+      for (const r of rows) {
+        if (r.movie_id === null) continue;
+        const list = map.get(r.movie_id);
+        if (list === undefined) map.set(r.movie_id, [r]);
+        else list.push(r);
+      }
+      return map;
+    };
+    const binderNames = new Map(s.binders.map((b) => [b.id, b.name]));
+    const editions = group(s.editions);
+    const copies = group(s.copies);
+    const files = group(x.mediaFiles);
+    const ratings = group(x.ratings);
+    const credits = group(x.credits);
+    const studios = group(x.movieStudios);
+    const watch = new Map(x.watch.map((w) => [w.media_file_id, w]));
+    const artwork = new Map(x.artwork.map((a) => [a.movie_id, a]));
+    const copy = (c: CopyRow): ExportCopy => ({ binder: c.binder, slot: c.slot, notes: c.notes });
+
+    const movies = s.movies.map((m): ExportMovie => {
+      const eds = editions.get(m.id) ?? [];
+      const index = new Map(eds.map((e, i) => [e.id, i]));
+      const own = copies.get(m.id) ?? [];
+      const people = credits.get(m.id) ?? [];
+      const art = artwork.get(m.id);
+      return {
+        title: m.title,
+        original_title: m.original_title,
+        year: m.year,
+        overview: m.overview,
+        tagline: m.tagline,
+        runtime_minutes: m.runtime_minutes,
+        tmdb_id: m.tmdb_id,
+        imdb_id: m.imdb_id,
+        genres: parseGenres(m.genres_json),
+        tmdb_collection:
+          m.tmdb_collection_id === null ? null : { id: m.tmdb_collection_id, name: m.tmdb_collection_name },
+        binder: m.binder_id === null ? null : (binderNames.get(m.binder_id) ?? null),
+        has_digital_store_a: m.has_digital_store_a === 1,
+        has_digital_store_b: m.has_digital_store_b === 1,
+        watched: m.watched === 1,
+        ratings: (ratings.get(m.id) ?? []).map((r) => ({ source: r.source, value: r.value })),
+        directors: people.filter((p) => p.kind === 'director').map((p) => p.name),
+        cast: people.filter((p) => p.kind === 'cast').map((p) => p.name),
+        studios: (studios.get(m.id) ?? []).map((r) => r.name),
+        artwork:
+          art === undefined
+            ? null
+            : {
+                poster: { state: art.poster_state, source: art.poster_source },
+                backdrop: { state: art.backdrop_state, source: art.backdrop_source },
+              },
+        editions: eds.map((e) => ({
+          label: e.label,
+          format: e.format,
+          barcode: e.barcode === null ? null : barcodeKey(e.barcode),
+          region: e.region,
+          copies: own.filter((c) => c.edition_id === e.id).map(copy),
+        })),
+        copies: own.filter((c) => c.edition_id === null || !index.has(c.edition_id)).map(copy),
+        media_files: (files.get(m.id) ?? []).map((f) => {
+          const w = watch.get(f.id);
+          return {
+            root: f.root_path,
+            relative_path: f.relative_path,
+            fingerprint: f.fingerprint,
+            size_bytes: f.size_bytes,
+            edition_label: f.edition_label,
+            edition_index: f.edition_id === null ? null : (index.get(f.edition_id) ?? null),
+            watch:
+              w === undefined ? null : { position_seconds: w.position_seconds, watched: w.watched === 1 },
+          };
+        }),
+      };
+    });
+    return {
+      format_version: 1,
+      movies,
+      collections: x.collections.map((c) => ({ name: c.name })),
+      library_roots: x.roots.map((r) => ({ path: r.path, name: r.name, collection: r.collection })),
+      binders: s.binders.map((b) => ({ name: b.name, capacity: b.capacity })),
+    };
+  }
+
+  /** The export rendered as JSON (the restorable document) or as a collection CSV. */
+  async export(format: ExportFormat): Promise<RenderedExport> {
+    const doc = await this.buildExport();
+    if (format === 'csv') {
+      return {
+        body: renderCollectionCsv(csvRowsFromExport(doc)),
+        contentType: 'text/csv; charset=utf-8',
+        filename: 'reelshelf-export.csv',
+      };
+    }
+    return {
+      body: renderLibraryExport(doc),
+      contentType: 'application/json; charset=utf-8',
+      filename: 'reelshelf-export.json',
+    };
+  }
+}
+
+function result(plan: ImportPlan, dryRun: boolean, warnings: string[]): ImportResult {
+  return {
+    dry_run: dryRun,
+    created: { ...plan.created },
+    updated: { movies: plan.updated },
+    unchanged: { movies: plan.unchanged },
+    warnings: [...warnings, ...plan.warnings],
+  };
+}

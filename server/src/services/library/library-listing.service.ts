@@ -1,0 +1,599 @@
+import { promisify } from 'node:util';
+import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip, gzip } from 'node:zlib';
+import { CONTRACT_HASH } from '@reelshelf/contract';
+import type { Badge } from '../../domain/badges.ts';
+import type { ListingCoding } from '../../domain/library-listing/accept-encoding.ts';
+import { cutsAfter } from '../../domain/library-listing/chunks.ts';
+import { listingEtag, noneMatchHits } from '../../domain/library-listing/etag.ts';
+import {
+  GZIP_HEADER,
+  crc32CombineOp,
+  crc32ShiftOp,
+  gzipTrailer,
+} from '../../domain/library-listing/gzip-frame.ts';
+import { LruMap } from '../../domain/library-listing/lru.ts';
+import { compareTitleThenId } from '../../domain/library-listing/sqlite-order.ts';
+import type { LibraryGeneration, ListingVersion } from './library-generation.ts';
+import type { LibraryService, PresentedItem } from './library.service.ts';
+
+const deflateRawAsync = promisify(deflateRaw);
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+const brotliAsync = promisify(brotliCompress);
+
+/** What the cache keeps of one listed item: its JSON, and what decides when it must be presented again. */
+interface ItemRecord {
+  key: string;
+  /** Null for a file matched to no movie (those follow the movies, by id). */
+  sortTitle: string | null;
+  id: number;
+  json: string;
+  badge: Badge;
+  files: readonly number[];
+  /** Its editions carry signed stream URLs: presented again when the token hour moves. */
+  tokens: boolean;
+  /** A compressed piece ends after this item (chunks.ts). */
+  cut: boolean;
+}
+
+/** A run of items compressed on its own (raw deflate, sync-flushed). */
+interface Piece {
+  /** The items it holds, and those of the piece before it (its dictionary); empty for the frame's own pieces. */
+  items: readonly ItemRecord[];
+  before: readonly ItemRecord[] | null;
+  deflated: Buffer;
+  crc: number;
+  length: number;
+  shift: number;
+}
+
+/** One device's listing at one version. */
+interface Listing {
+  device: string;
+  version: ListingVersion;
+  records: Map<string, ItemRecord>;
+  order: ItemRecord[];
+  fileOwner: Map<number, string>;
+  /** The pieces, in order; a piece is found again by its first item. */
+  pieces: Map<ItemRecord, Piece>;
+  /** `],"contract_version":…}`: what follows the items. */
+  tail: string;
+  /** Some item carries stream URLs (with tokens that move hourly). */
+  tokens: boolean;
+  gzip: Buffer;
+  identity: Promise<Buffer> | null;
+  br: Buffer | null;
+  brBuilding: boolean;
+  /** Bytes held, roughly (for the memory bound). */
+  bytes: number;
+}
+
+/** The answer to a GET /library (the route turns it into headers and a body). */
+export interface ListingAnswer {
+  etag: string;
+  /** The client's If-None-Match named this representation: answer 304. */
+  notModified: boolean;
+  coding: ListingCoding;
+  /** The bytes, already in `coding`; null with notModified. */
+  body: Buffer | null;
+  /** Items in the whole listing (X-Total-Count), when known. */
+  total: number | null;
+}
+
+export interface ListingRequest {
+  device: string;
+  /** The coding the client prefers among br, gzip and identity (domain/library-listing/accept-encoding.ts). */
+  coding: ListingCoding;
+  ifNoneMatch?: string | readonly string[] | undefined;
+  /** `?offset&limit`; null for the whole listing. */
+  page?: { offset: number; limit: number | null } | null;
+}
+
+export interface ListingStats {
+  /** Listings built (full or incremental). */
+  builds: number;
+  fullBuilds: number;
+  /** Items presented (run through the playback rules) by all builds. */
+  presented: number;
+}
+
+export interface ListingCacheOptions {
+  /** Devices kept (least recently asked for first out). */
+  maxListings?: number;
+  /** Bytes kept across them, roughly; the most recent listing is kept whatever its size. */
+  maxBytes?: number;
+  /** gzip level of the pieces (each piece is compressed once, so a good level is affordable). */
+  gzipLevel?: number;
+  brotliQuality?: number;
+}
+
+const HEAD = '{"items":[';
+const HEAD_PIECE = finalPiece(HEAD, false);
+/** Movies presented at a time by a full build. */
+const FULL_BUILD_SLICE = 1_000;
+/** Pieces compressed at once (the thread pool has 4 threads; the machine perhaps 2 cores). */
+const COMPRESSING_AT_ONCE = 4;
+/** Deflate's window: how far back a piece may refer into the text before it. */
+const WINDOW = 32 * 1024;
+/** Above this share of changed items a full build is cheaper than picking them out. */
+const FULL_BUILD_SHARE = 0.25;
+
+/**
+ * GET /library, built once per change: per device, the serialised LibraryResponse kept gzipped (and
+ * brotli-compressed once a client asks for br), keyed by the library generation. A change re-presents
+ * only the movies it touched (the generation's log says which), re-serialises those, and recompresses
+ * only the pieces they sit in; the gzip stream is reassembled from the kept pieces. Concurrent
+ * requests for the same listing share one build; every response of a listing is the same buffer.
+ */
+export class LibraryListingService {
+  private readonly listings: LruMap<string, Listing>;
+  private readonly building = new Map<string, Promise<Listing>>();
+  private readonly maxBytes: number;
+  private readonly gzipLevel: number;
+  private readonly brotliQuality: number;
+  private readonly tags = new Map<string, string>();
+  private tagsVersion = '';
+  private readonly counters: ListingStats = { builds: 0, fullBuilds: 0, presented: 0 };
+
+  constructor(
+    private readonly library: LibraryService,
+    private readonly generation: LibraryGeneration,
+    options: ListingCacheOptions = {},
+  ) {
+    this.listings = new LruMap(options.maxListings ?? 6);
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.gzipLevel = options.gzipLevel ?? 6;
+    this.brotliQuality = options.brotliQuality ?? 5;
+  }
+
+  /** Build counters (tests assert single flight and incremental rebuilds). */
+  stats(): ListingStats {
+    return { ...this.counters };
+  }
+
+  /** Drops every kept listing: the next request builds from scratch (tests compare with that). */
+  clear(): void {
+    this.listings.clear();
+  }
+
+  async answer(request: ListingRequest): Promise<ListingAnswer> {
+    const { device, page = null } = request;
+    const version = this.versionFor(device);
+    // The tag is known without building: an unchanged listing costs no work at all.
+    const coding = page === null ? request.coding : request.coding === 'identity' ? 'identity' : 'gzip';
+    const kept = this.listings.peek(device);
+    const current = kept !== undefined && sameVersion(kept.version, version) ? kept : null;
+    // A br client is served gzip until the br bytes are made: the tag it holds may be either.
+    const codings: ListingCoding[] = coding === 'br' && current?.br == null ? ['br', 'gzip'] : [coding];
+    for (const candidate of codings) {
+      const etag = this.etag(version, device, page, candidate);
+      if (noneMatchHits(request.ifNoneMatch, etag)) {
+        return {
+          etag,
+          notModified: true,
+          coding: candidate,
+          body: null,
+          total: current?.order.length ?? null,
+        };
+      }
+    }
+    const listing = await this.listing(device, version);
+    if (page !== null) return this.pageAnswer(listing, page, coding);
+    const served = this.servedCoding(listing, coding);
+    return {
+      etag: this.etag(listing.version, device, null, served),
+      notModified: false,
+      coding: served,
+      body:
+        served === 'gzip'
+          ? listing.gzip
+          : served === 'br'
+            ? (listing.br as Buffer)
+            : await this.identity(listing),
+      total: listing.order.length,
+    };
+  }
+
+  /**
+   * The version a request for this device asks for. A listing without a single stream URL (discs
+   * only) does not depend on the token hour: it keeps its version when the hour moves.
+   */
+  private versionFor(device: string): ListingVersion {
+    const version = this.generation.current();
+    const kept = this.listings.peek(device);
+    if (
+      kept !== undefined &&
+      !kept.tokens &&
+      kept.version.boot === version.boot &&
+      kept.version.generation === version.generation
+    ) {
+      return kept.version;
+    }
+    return version;
+  }
+
+  private etag(
+    version: ListingVersion,
+    device: string,
+    page: { offset: number; limit: number | null } | null,
+    coding: ListingCoding,
+  ): string {
+    // Asked a few times per request and the same for a whole generation: kept until the version moves.
+    const versionKey = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
+    if (versionKey !== this.tagsVersion) {
+      this.tags.clear();
+      this.tagsVersion = versionKey;
+    }
+    const key = `${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${device}`;
+    let tag = this.tags.get(key);
+    if (tag === undefined) {
+      tag = listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding });
+      if (this.tags.size < 1024) this.tags.set(key, tag);
+    }
+    return tag;
+  }
+
+  /** br when it is ready (it is made in the background once asked for; gzip until then). */
+  private servedCoding(listing: Listing, coding: ListingCoding): ListingCoding {
+    if (coding !== 'br') return coding;
+    if (listing.br !== null) return 'br';
+    if (!listing.brBuilding) {
+      listing.brBuilding = true;
+      void this.identity(listing)
+        .then((source) =>
+          brotliAsync(source, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: this.brotliQuality,
+              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+            },
+          }),
+        )
+        .then((br) => {
+          listing.br = br;
+          listing.bytes += br.length;
+        })
+        .catch(() => {
+          listing.brBuilding = false;
+        });
+    }
+    return 'gzip';
+  }
+
+  /** The uncompressed bytes, made once on demand: the gzip member inflated (on the thread pool). */
+  private identity(listing: Listing): Promise<Buffer> {
+    listing.identity ??= gunzipAsync(listing.gzip).then((bytes) => {
+      listing.bytes += bytes.length;
+      return bytes;
+    });
+    return listing.identity;
+  }
+
+  private async pageAnswer(
+    listing: Listing,
+    page: { offset: number; limit: number | null },
+    coding: ListingCoding,
+  ): Promise<ListingAnswer> {
+    const end = page.limit === null ? undefined : page.offset + page.limit;
+    const slice = listing.order.slice(page.offset, end);
+    const text = HEAD + slice.map((r) => r.json).join(',') + listing.tail;
+    const body = coding === 'gzip' ? await gzipAsync(text, { level: this.gzipLevel }) : Buffer.from(text);
+    return {
+      etag: this.etag(listing.version, listing.device, page, coding),
+      notModified: false,
+      coding,
+      body,
+      total: listing.order.length,
+    };
+  }
+
+  /** The device's listing at `version` or newer: the kept one, the build under way, or a new build. */
+  private async listing(device: string, version: ListingVersion): Promise<Listing> {
+    for (;;) {
+      const kept = this.listings.get(device);
+      if (kept !== undefined && !olderThan(kept.version, version)) return kept;
+      const running = this.building.get(device);
+      if (running === undefined) break;
+      // One build per device at a time: wait for it, then use it if it is recent enough.
+      const built = await running.catch(() => null);
+      if (built !== null && !olderThan(built.version, version)) return built;
+    }
+    const build = this.build(device).finally(() => this.building.delete(device));
+    this.building.set(device, build);
+    return build;
+  }
+
+  private async build(device: string): Promise<Listing> {
+    // The version is read before the rows: a write after this point is in the next version's changes.
+    const version = this.generation.current();
+    const base = this.listings.peek(device);
+    this.counters.builds++;
+    try {
+      const incremental = base === undefined ? null : await this.rebuildChanged(base, version);
+      const { records, order, fileOwner } = incremental ?? (await this.buildAll(device));
+      const listing = await this.assemble(device, version, records, order, fileOwner, base);
+      this.keep(listing);
+      return listing;
+    } catch (err) {
+      // The base's maps may be half updated: the next request builds from scratch.
+      if (this.listings.peek(device) === base) this.listings.delete(device);
+      throw err;
+    }
+  }
+
+  private async buildAll(
+    device: string,
+  ): Promise<{ records: Map<string, ItemRecord>; order: ItemRecord[]; fileOwner: Map<number, string> }> {
+    this.counters.fullBuilds++;
+    // In slices of the order: only one slice's rows and items are alive at a time (50,000 movies
+    // would otherwise hold every row and item object at once), and other requests (health) are
+    // answered between slices.
+    const ids = await this.library.movieOrder();
+    const order: ItemRecord[] = [];
+    for (let at = 0; at < ids.length; at += FULL_BUILD_SLICE) {
+      const { movies } = await this.library.presentMovies(device, ids.slice(at, at + FULL_BUILD_SLICE));
+      for (const p of movies) order.push(this.record(p));
+    }
+    const unmatched = this.library.presentUnmatched(await this.library.unmatchedFiles(), device);
+    for (const p of unmatched) order.push(this.record(p));
+    this.counters.presented += order.length;
+    const records = new Map(order.map((r) => [r.key, r]));
+    const fileOwner = new Map<number, string>();
+    for (const r of order) for (const f of r.files) fileOwner.set(f, r.key);
+    return { records, order, fileOwner };
+  }
+
+  /**
+   * The listing after the changes since `base`: the items they touched presented again, the others
+   * kept. Null when a full build is the better (or the only) way.
+   */
+  private async rebuildChanged(
+    base: Listing,
+    version: ListingVersion,
+  ): Promise<{
+    records: Map<string, ItemRecord>;
+    order: ItemRecord[];
+    fileOwner: Map<number, string>;
+  } | null> {
+    if (base.version.boot !== version.boot) return null;
+    const changes = this.generation.since(base.version.generation, version.generation);
+    if (changes.all) return null;
+    const movies = new Set(changes.movies);
+    const files = new Set(changes.files);
+    if (base.version.tokenExpiry !== version.tokenExpiry) {
+      // The stream URLs' tokens moved to the next hour: every item with editions is presented again.
+      for (const r of base.order) {
+        if (!r.tokens) continue;
+        if (r.sortTitle === null) files.add(r.id);
+        else movies.add(r.id);
+      }
+    }
+    const limit = Math.max(64, base.order.length * FULL_BUILD_SHARE);
+    if (movies.size + files.size > limit) return null;
+    // A changed movie's files may have become unmatched (a deleted movie); a changed file's old and
+    // new movies both change.
+    for (const m of movies) for (const f of base.records.get(`m${m}`)?.files ?? []) files.add(f);
+    for (const f of files) {
+      const owner = base.fileOwner.get(f);
+      if (owner?.startsWith('m') === true) movies.add(Number(owner.slice(1)));
+    }
+    const fileRows = await this.library.filesById([...files]);
+    for (const row of fileRows) if (row.movie_id !== null) movies.add(row.movie_id);
+    if (movies.size + files.size > limit) return null;
+
+    const { movies: presentedMovies } = await this.library.presentMovies(base.device, [...movies]);
+    const presentedFiles = this.library.presentUnmatched(
+      fileRows.filter((row) => row.movie_id === null),
+      base.device,
+    );
+    this.counters.presented += presentedMovies.length + presentedFiles.length;
+
+    const removed = new Set<string>();
+    for (const m of movies) removed.add(`m${m}`);
+    for (const f of files) removed.add(`f${f}`);
+    // The base's maps are updated in place (only builds read them, one at a time per device; a build
+    // that fails drops the listing): copying 50,000 entries per change would be most of the garbage.
+    const { records, fileOwner } = base;
+    for (const key of removed) {
+      const old = records.get(key);
+      if (old === undefined) continue;
+      records.delete(key);
+      for (const f of old.files) if (fileOwner.get(f) === key) fileOwner.delete(f);
+    }
+    const fresh = [...presentedMovies, ...presentedFiles].map((p) => this.record(p));
+    for (const r of fresh) {
+      records.set(r.key, r);
+      for (const f of r.files) fileOwner.set(f, r.key);
+    }
+    fresh.sort(listingOrder);
+    const kept = base.order.filter((r) => !removed.has(r.key));
+    return { records, order: mergeSorted(kept, fresh), fileOwner };
+  }
+
+  private record(p: PresentedItem): ItemRecord {
+    return {
+      key: p.key,
+      sortTitle: p.sortTitle,
+      id: p.id,
+      json: JSON.stringify(p.item),
+      badge: p.item.badge,
+      files: p.files,
+      tokens: p.item.editions.length > 0,
+      cut: cutsAfter(p.key),
+    };
+  }
+
+  /**
+   * Cuts the order into pieces, compresses the pieces the base listing does not have (a change
+   * recompresses its piece and the next, whose dictionary it is), and frames the gzip member.
+   */
+  private async assemble(
+    device: string,
+    version: ListingVersion,
+    records: Map<string, ItemRecord>,
+    order: ItemRecord[],
+    fileOwner: Map<number, string>,
+    base: Listing | undefined,
+  ): Promise<Listing> {
+    // Runs of items between cuts. A kept piece is reused when it holds the same item records (each
+    // presentation is a new record) after the same piece (its dictionary: the text before it, which
+    // the decoder holds in its window, so a piece compresses as well as one stream would).
+    const runs: ItemRecord[][] = [];
+    let items: ItemRecord[] = [];
+    for (const r of order) {
+      items.push(r);
+      if (r.cut) {
+        runs.push(items);
+        items = [];
+      }
+    }
+    if (items.length > 0) runs.push(items);
+    const textOf = (i: number): string =>
+      (i === 0 ? '' : ',') + (runs[i] as ItemRecord[]).map((r) => r.json).join(',');
+    const parts: Piece[] = new Array<Piece>(runs.length);
+    const missing: number[] = [];
+    runs.forEach((run, i) => {
+      const before = i === 0 ? null : (runs[i - 1] as ItemRecord[]);
+      const kept = base?.pieces.get(run[0] as ItemRecord);
+      if (kept !== undefined && sameItems(kept.items, run) && sameItems(kept.before, before)) parts[i] = kept;
+      else missing.push(i);
+    });
+    // A few at a time on the thread pool (each deflate holds ~256 KB of state while it runs).
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < missing.length) {
+        const i = missing[next++] as number;
+        // (Cut as bytes: the dictionary must be exactly the last bytes the decoder wrote.)
+        const dictionary = i === 0 ? null : Buffer.from(textOf(i - 1)).subarray(-WINDOW);
+        const piece = await this.compressPiece(Buffer.from(textOf(i)), dictionary);
+        parts[i] = {
+          ...piece,
+          items: runs[i] as ItemRecord[],
+          before: i === 0 ? null : (runs[i - 1] as ItemRecord[]),
+        };
+      }
+    };
+    await Promise.all(Array.from({ length: COMPRESSING_AT_ONCE }, worker));
+    const pieces = new Map<ItemRecord, Piece>();
+    for (const piece of parts) pieces.set(piece.items[0] as ItemRecord, piece);
+    const frame = this.library.frame(
+      device,
+      order.map((r) => r.badge),
+    );
+    const tail = `],${JSON.stringify(frame).slice(1)}`;
+    const tailPiece = finalPiece(tail, true);
+    const framed = [HEAD_PIECE, ...parts, tailPiece];
+    let crc = 0;
+    let length = 0;
+    for (const part of framed) {
+      crc = crc32CombineOp(crc, part.crc, part.shift);
+      length += part.length;
+    }
+    const gzipped = Buffer.concat([GZIP_HEADER, ...framed.map((p) => p.deflated), gzipTrailer(crc, length)]);
+    let bytes = gzipped.length * 2;
+    for (const r of order) bytes += r.json.length + 160;
+    return {
+      device,
+      version,
+      records,
+      order,
+      fileOwner,
+      pieces,
+      tail,
+      tokens: order.some((r) => r.tokens),
+      gzip: gzipped,
+      identity: null,
+      br: null,
+      brBuilding: false,
+      bytes,
+    };
+  }
+
+  private async compressPiece(
+    bytes: Buffer,
+    dictionary: Buffer | null,
+  ): Promise<Omit<Piece, 'items' | 'before'>> {
+    const deflated = await deflateRawAsync(bytes, {
+      level: this.gzipLevel,
+      finishFlush: constants.Z_SYNC_FLUSH,
+      ...(dictionary === null ? {} : { dictionary }),
+    });
+    return { deflated, crc: crc32(bytes), length: bytes.length, shift: crc32ShiftOp(bytes.length) };
+  }
+
+  /** Keeps the listing (replacing the device's older one), then trims to the memory bound. */
+  private keep(listing: Listing): void {
+    const kept = this.listings.peek(listing.device);
+    if (kept !== undefined && olderThan(listing.version, kept.version)) return;
+    this.listings.set(listing.device, listing);
+    let total = 0;
+    for (const l of this.listings.values()) total += l.bytes;
+    for (const l of [...this.listings.values()]) {
+      if (total <= this.maxBytes || l === listing) break;
+      this.listings.delete(l.device);
+      total -= l.bytes;
+    }
+  }
+}
+
+/** A raw-deflate piece of a constant text: sync-flushed (`last` false) or ending the stream. */
+function finalPiece(text: string, last: boolean): Piece {
+  const bytes = Buffer.from(text);
+  const deflated = deflateRawSync(bytes, { finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
+  return {
+    items: [],
+    before: null,
+    deflated,
+    crc: crc32(bytes),
+    length: bytes.length,
+    shift: crc32ShiftOp(bytes.length),
+  };
+}
+
+/** The same item records (by reference: a record is never changed, a new presentation is a new one). */
+function sameItems(a: readonly ItemRecord[] | null, b: readonly ItemRecord[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameVersion(a: ListingVersion, b: ListingVersion): boolean {
+  return a.boot === b.boot && a.generation === b.generation && a.tokenExpiry === b.tokenExpiry;
+}
+
+/** True when `a` is a listing older than `b` asks for (another process's, or an earlier generation or token hour). */
+function olderThan(a: ListingVersion, b: ListingVersion): boolean {
+  return a.boot !== b.boot || a.generation < b.generation || a.tokenExpiry < b.tokenExpiry;
+}
+
+/** Movies by (sort title, id), then unmatched files by id. */
+function listingOrder(a: ItemRecord, b: ItemRecord): number {
+  if (a.sortTitle === null || b.sortTitle === null) {
+    if (a.sortTitle !== null) return -1;
+    if (b.sortTitle !== null) return 1;
+    return a.id - b.id;
+  }
+  return compareTitleThenId(a as { sortTitle: string; id: number }, b as { sortTitle: string; id: number });
+}
+
+function mergeSorted(a: ItemRecord[], b: ItemRecord[]): ItemRecord[] {
+  if (b.length === 0) return a;
+  const out: ItemRecord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as ItemRecord;
+    const y = b[j] as ItemRecord;
+    if (listingOrder(x, y) <= 0) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as ItemRecord);
+  while (j < b.length) out.push(b[j++] as ItemRecord);
+  return out;
+}

@@ -1,0 +1,285 @@
+import type {
+  CopyInput,
+  CreateMovieInput,
+  MovieDetail,
+  MovieList,
+  MovieSummary,
+  PatchMovieInput,
+} from '@reelshelf/contract';
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import type { Db } from '../../db/database.ts';
+import { parseGenres } from '../../domain/genres.ts';
+import { ftsMatchQuery } from '../../domain/search-query.ts';
+import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
+import { AppError, notFound } from '../../errors.ts';
+import {
+  type CopyDetailRow,
+  type EditionRow,
+  type MediaFileSummaryRow,
+  MovieRepository,
+  type MovieRow,
+  type SearchOptions,
+} from '../../repositories/movie.repository.ts';
+
+export type { SearchOptions, SearchOrder } from '../../repositories/movie.repository.ts';
+
+/** Binders are created on first use with this many slots. */
+export const DEFAULT_BINDER_CAPACITY = 100;
+
+/** Movie records: creation (with discs), listing, edits and deletion. */
+export class MovieService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: CreateMovieInput): Promise<MovieDetail> {
+    const now = isoNow(this.clock);
+    const id = await this.db.transaction().execute(async (trx) => {
+      const repo = new MovieRepository(trx);
+      if (input.tmdb_id != null && (await repo.getByTmdbId(input.tmdb_id)) !== undefined) {
+        throw new AppError('conflict', {
+          message: `A movie with TMDb id ${input.tmdb_id} already exists.`,
+          hint: 'Add a physical copy to the existing movie instead.',
+        });
+      }
+      const movieId = await repo.insert({
+        title: input.title.trim(),
+        sort_title: sortTitle(input.title),
+        normalized_title: normalizeTitle(input.title),
+        original_title: input.original_title ?? null,
+        year: input.year ?? null,
+        overview: input.overview ?? null,
+        runtime_minutes: input.runtime_minutes ?? null,
+        tmdb_id: input.tmdb_id ?? null,
+        imdb_id: input.imdb_id ?? null,
+        has_digital_store_a: input.has_digital_store_a === true ? 1 : 0,
+        has_digital_store_b: input.has_digital_store_b === true ? 1 : 0,
+        watched: input.watched === true ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+      });
+      for (const [index, copy] of (input.physical_copies ?? []).entries()) {
+        await this.addCopy(repo, movieId, copy, index, now);
+      }
+      return movieId;
+    });
+    return this.get(id);
+  }
+
+  private async addCopy(repo: MovieRepository, movieId: number, copy: CopyInput, index: number, now: string) {
+    const binder = await repo.getOrCreateBinder(copy.binder.trim(), DEFAULT_BINDER_CAPACITY, now);
+    const slot = copy.slot?.trim() || null;
+    if (slot !== null && (await repo.isSlotTaken(binder.id, slot))) {
+      throw new AppError('slot_taken', {
+        status: 409,
+        message: `Binder ${binder.name} slot ${slot} already holds a disc.`,
+        hint: 'Choose a free slot or leave slot empty.',
+        extra: { field: `physical_copies/${index}/slot` },
+      });
+    }
+    const editionId =
+      copy.format !== undefined || copy.edition !== undefined || copy.barcode !== undefined
+        ? await repo.insertEdition({
+            movie_id: movieId,
+            label: copy.edition ?? null,
+            format: copy.format ?? null,
+            barcode: copy.barcode ?? null,
+            created_at: now,
+          })
+        : null;
+    await repo.insertCopy({
+      movie_id: movieId,
+      edition_id: editionId,
+      binder_id: binder.id,
+      slot,
+      notes: null,
+      created_at: now,
+    });
+  }
+
+  async get(id: number): Promise<MovieDetail> {
+    const repo = new MovieRepository(this.db);
+    const row = await repo.getById(id);
+    if (row === undefined) throw notFound('movie', id);
+    const [editions, copies, files, ratings, credits, studios] = await Promise.all([
+      repo.editionsOf(id),
+      repo.copiesOf(id),
+      repo.mediaFilesOf(id),
+      repo.ratingsOf(id),
+      repo.creditsOf(id),
+      repo.studiosOf(id),
+    ]);
+    return {
+      ...toDetail(row, editions, copies, files),
+      tagline: row.tagline,
+      genres: parseGenres(row.genres_json),
+      collection: row.tmdb_collection_name,
+      ratings,
+      cast: credits.filter((c) => c.role === 'cast').map((c) => ({ name: c.name, character: c.character })),
+      directors: credits.filter((c) => c.job === 'Director').map((c) => c.name),
+      studios,
+      enriched_at: row.enriched_at,
+    };
+  }
+
+  /**
+   * GET /api/movies: with words to search for in `query`, the movies the search index finds (title,
+   * original title, cast, directors; accents and case folded; each word a prefix), best match
+   * first; without (absent, empty, only punctuation), every movie by sort title.
+   */
+  async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
+    const match = ftsMatchQuery(query ?? '');
+    const repo = new MovieRepository(this.db);
+    if (match !== null) await syncSearchIndex(repo);
+    const { rows, total } =
+      match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
+    return { items: rows.map(toSummary), total };
+  }
+
+  /**
+   * One page (`pageSize` ids, `page` from 1; past the end: the last page) of the movies a search
+   * finds, narrowed and ordered as `options` say, with how many match in all; null when `text` holds
+   * no word to search for.
+   */
+  async searchPage(
+    text: string,
+    options: SearchOptions,
+    pageSize: number,
+    page: number,
+  ): Promise<{ ids: number[]; matched: number; page: number } | null> {
+    const match = ftsMatchQuery(text);
+    if (match === null) return null;
+    const repo = new MovieRepository(this.db);
+    await syncSearchIndex(repo);
+    const matched = await repo.searchCount(match, options);
+    const last = Math.max(1, Math.ceil(matched / pageSize));
+    const shown = Math.min(Math.max(1, page), last);
+    const ids = matched === 0 ? [] : await repo.searchIds(match, options, pageSize, (shown - 1) * pageSize);
+    return { ids, matched, page: shown };
+  }
+
+  /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
+  async searchAll(text: string, options: SearchOptions): Promise<number[] | null> {
+    const match = ftsMatchQuery(text);
+    if (match === null) return null;
+    const repo = new MovieRepository(this.db);
+    await syncSearchIndex(repo);
+    return repo.searchIds(match, options, null, 0);
+  }
+
+  /** The disc formats and binders of every copy, and how many items /library lists. */
+  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
+    return new MovieRepository(this.db).listingFacets();
+  }
+
+  async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {
+    const repo = new MovieRepository(this.db);
+    const row = await repo.getById(id);
+    if (row === undefined) throw notFound('movie', id);
+    if (patch.tmdb_id != null && patch.tmdb_id !== row.tmdb_id) {
+      const other = await repo.getByTmdbId(patch.tmdb_id);
+      if (other !== undefined) {
+        throw new AppError('conflict', {
+          message: `Movie ${other.id} already has TMDb id ${patch.tmdb_id}.`,
+        });
+      }
+    }
+    await repo.update(id, {
+      ...(patch.title === undefined
+        ? {}
+        : {
+            title: patch.title.trim(),
+            sort_title: sortTitle(patch.title),
+            normalized_title: normalizeTitle(patch.title),
+          }),
+      ...(patch.year === undefined ? {} : { year: patch.year }),
+      ...(patch.original_title === undefined ? {} : { original_title: patch.original_title }),
+      ...(patch.overview === undefined ? {} : { overview: patch.overview }),
+      ...(patch.runtime_minutes === undefined ? {} : { runtime_minutes: patch.runtime_minutes }),
+      ...(patch.tmdb_id === undefined ? {} : { tmdb_id: patch.tmdb_id }),
+      ...(patch.imdb_id === undefined ? {} : { imdb_id: patch.imdb_id }),
+      ...(patch.has_digital_store_a === undefined
+        ? {}
+        : { has_digital_store_a: patch.has_digital_store_a ? 1 : 0 }),
+      ...(patch.has_digital_store_b === undefined
+        ? {}
+        : { has_digital_store_b: patch.has_digital_store_b ? 1 : 0 }),
+      ...(patch.watched === undefined ? {} : { watched: patch.watched ? 1 : 0 }),
+      updated_at: isoNow(this.clock),
+    });
+    return this.get(id);
+  }
+
+  async delete(id: number): Promise<void> {
+    const deleted = await new MovieRepository(this.db).delete(id);
+    if (!deleted) throw notFound('movie', id);
+  }
+}
+
+/**
+ * Applies the writes made since the last search to the index before searching. When another
+ * process holds the database's write lock past the busy timeout, the search goes on with the index
+ * as it is (a moment behind) rather than failing.
+ */
+async function syncSearchIndex(repo: MovieRepository): Promise<void> {
+  try {
+    await repo.syncSearchIndex();
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return;
+    throw err;
+  }
+}
+
+function toSummary(row: MovieRow): MovieSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    year: row.year,
+    tmdb_id: row.tmdb_id,
+    imdb_id: row.imdb_id,
+    has_digital_store_a: row.has_digital_store_a === 1,
+    has_digital_store_b: row.has_digital_store_b === 1,
+    watched: row.watched === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+type BaseDetail = Omit<
+  MovieDetail,
+  'tagline' | 'genres' | 'collection' | 'ratings' | 'cast' | 'directors' | 'studios' | 'enriched_at'
+>;
+
+function toDetail(
+  row: MovieRow,
+  editions: EditionRow[],
+  copies: CopyDetailRow[],
+  files: MediaFileSummaryRow[],
+): BaseDetail {
+  return {
+    ...toSummary(row),
+    original_title: row.original_title,
+    overview: row.overview,
+    runtime_minutes: row.runtime_minutes,
+    editions: editions.map((e) => ({ id: e.id, label: e.label, format: e.format, barcode: e.barcode })),
+    physical_copies: copies.map((c) => ({
+      id: c.id,
+      edition_id: c.edition_id,
+      binder: c.binder,
+      slot: c.slot,
+      format: c.format,
+      notes: c.notes,
+    })),
+    media_files: files.map((f) => ({
+      id: f.id,
+      library_root_id: f.library_root_id,
+      relative_path: f.relative_path,
+      size_bytes: Number(f.size_bytes),
+      status: f.status,
+      analysis_status: f.analysis_status,
+      edition_label: f.edition_label,
+    })),
+  };
+}

@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import type { DataStore } from '../../adapters/data-store.ts';
+import type { FfmpegAdapter } from '../../adapters/ffmpeg.ts';
+import type { Db } from '../../db/database.ts';
+import {
+  buildArtifactArgs,
+  buildRemuxFromHlsArgs,
+  ProgressParser,
+} from '../../domain/ffmpeg/artifact-command.ts';
+import type { PlaybackDecision, PlaybackPlan } from '../../domain/playback/decision-types.ts';
+import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
+import { ArtifactRepository, type ArtifactRow } from '../../repositories/artifact.repository.ts';
+import type { JobRow } from '../../repositories/job.repository.ts';
+import { type LibraryFileRow, LibraryRepository } from '../../repositories/library.repository.ts';
+import { type ReadyArtifactIndex, sourceKeyOf } from './artifact-index.ts';
+import type { DeviceProfileService } from './device-profile.service.ts';
+import type { PlaybackEditionPresenter } from './edition-presenter.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
+
+export type ArtifactState =
+  | { status: 'ready'; artifact: ArtifactRow }
+  | { status: 'building'; percent: number; jobId: number; artifact: ArtifactRow }
+  | { status: 'not_needed'; reason: string }
+  | { status: 'not_ready'; reason: string }
+  | { status: 'cancelled' };
+
+interface ArtifactPayload {
+  key: string;
+  /** 'hls': a prewarm: the HLS segments first, then the progressive file remuxed from them. */
+  via?: 'hls';
+}
+
+/** The HLS engine, as a prewarm uses it (one encode feeds both HLS and the progressive artifact). */
+export interface HlsPrewarmPort {
+  prepareAll(
+    fileId: number,
+    device: string,
+    signal: AbortSignal,
+    onProgress: (done: number, total: number) => void,
+  ): Promise<{ video: string | null; audio: string | null }>;
+}
+
+export interface ArtifactDeps {
+  /** Set once the HLS engine exists (it needs this service first): prewarms go through it. */
+  hls?: HlsPrewarmPort;
+  db: Db;
+  jobs: JobRunner;
+  ffmpeg: FfmpegAdapter;
+  ffmpegAvailable: boolean;
+  transcodeAvailable: boolean;
+  editions: PlaybackEditionPresenter;
+  devices: DeviceProfileService;
+  paths: MediaPathService;
+  index: ReadyArtifactIndex;
+  clock: Clock;
+  /** Artifacts live in its `artifacts` area. */
+  store: DataStore;
+  /** REELSHELF_ARTIFACT_CACHE_MB in bytes: the bound of the area's size on disk. */
+  cacheBytes: number;
+}
+
+/** What a file needs on a device, decided by the same rules as /library. */
+export interface Needs {
+  file: LibraryFileRow;
+  profile: DeviceProfile;
+  decision: PlaybackDecision;
+  plan: PlaybackPlan | null;
+}
+
+/** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
+export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
+  return createHash('sha256')
+    .update(JSON.stringify([sourceKey, device, plan]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/**
+ * Playback artifacts: MP4s remuxed or converted for a device, built as jobs (one per key, whether a
+ * prewarm or a stream asked first), cancellable, kept under an LRU size bound.
+ */
+export class ArtifactService {
+  private hls: HlsPrewarmPort | undefined;
+
+  /** The HLS engine is built after this service (it asks this one what a file needs). */
+  useHls(hls: HlsPrewarmPort): void {
+    this.hls = hls;
+  }
+
+  constructor(private readonly deps: ArtifactDeps) {
+    this.hls = deps.hls;
+    deps.jobs.register<ArtifactPayload>('artifact', {
+      concurrency: 1,
+      run: (ctx) => this.build(ctx),
+      recover: (job) => this.recover(job),
+    });
+  }
+
+  /**
+   * Start-up: loads the ready set into memory and removes files of the area no artifact row names
+   * (left by a crash or by rows deleted with their media file), so the size bound counts only what
+   * can be evicted.
+   */
+  async load(): Promise<void> {
+    const repo = new ArtifactRepository(this.deps.db);
+    for (const row of await repo.readyByAge()) {
+      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
+    }
+    await this.deps.store.ensure('artifacts');
+    const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
+    for (const name of await this.deps.store.list('artifacts')) {
+      // A leftover the store refuses to touch (a symlink someone put there) must not stop the start.
+      if (!known.has(name)) await this.deps.store.remove('artifacts', name).catch(() => undefined);
+    }
+  }
+
+  /** Where ffmpeg writes a build (a growing file that streams may already read). */
+  partPath(key: string): string {
+    return this.deps.store.resolve('artifacts', partName(key));
+  }
+
+  finalPath(key: string): string {
+    return this.deps.store.resolve('artifacts', finalName(key));
+  }
+
+  async needs(fileId: number, device: string, subtitleTrack?: number): Promise<Needs> {
+    const profile = this.deps.devices.resolve(device);
+    const file = await new LibraryRepository(this.deps.db).file(fileId);
+    if (file === undefined) throw notFound('media file', fileId);
+    const { decision } = this.deps.editions.decide(file, profile, subtitleTrack);
+    return { file, profile, decision, plan: decision.plan ?? decision.fallbackPlan };
+  }
+
+  /** The prewarm state of a file on a device (INTERFACE.md "Prewarm"). */
+  async state(fileId: number, device: string): Promise<ArtifactState> {
+    const needs = await this.needs(fileId, device);
+    return this.stateOf(needs);
+  }
+
+  private async stateOf({ file, profile, decision, plan }: Needs): Promise<ArtifactState> {
+    if (decision.wouldBe === 'direct' && decision.statusCode !== 'unknown') {
+      return { status: 'not_needed', reason: `Plays directly on ${profile.name}: nothing to prepare.` };
+    }
+    if (plan === null) {
+      const why = decision.incompatibility?.detail ?? 'No playable form exists for this device.';
+      return { status: 'not_ready', reason: `Cannot be prepared for ${profile.name}: ${why}` };
+    }
+    const key = artifactKey(sourceKeyOf(file), profile.id, plan);
+    const row = await new ArtifactRepository(this.deps.db).getByKey(key);
+    if (row === undefined) {
+      return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
+    }
+    if (row.job_id !== null && this.deps.jobs.isActive(row.job_id)) {
+      const job = await this.deps.jobs.get(row.job_id);
+      const percent =
+        job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
+      return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
+    }
+    if (row.status === 'ready') {
+      if (await this.present(row)) return { status: 'ready', artifact: row };
+      return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
+    }
+    if (row.status === 'cancelled') return { status: 'cancelled' };
+    return { status: 'not_ready', reason: `The last preparation failed: ${row.error ?? 'unknown error'}` };
+  }
+
+  /**
+   * Starts the build of a file's artifact for a device (or joins the running one).
+   * @returns the state after starting: building, or ready / not_needed when there is nothing to do
+   */
+  async start(fileId: number, device: string, options: { via?: 'hls' } = {}): Promise<ArtifactState> {
+    const needs = await this.needs(fileId, device);
+    const state = await this.stateOf(needs);
+    if (state.status === 'ready' || state.status === 'not_needed' || state.status === 'building')
+      return state;
+    const { file, profile, plan } = needs;
+    if (plan === null) throw this.incompatible(needs);
+    if (plan.video !== 'copy' && !this.deps.transcodeAvailable) throw this.incompatible(needs);
+    if (!this.deps.ffmpegAvailable) {
+      throw new AppError('service_unavailable', {
+        message: 'ffmpeg is not installed: nothing can be prepared.',
+        hint: 'Install ffmpeg (apt-get install ffmpeg) and restart.',
+      });
+    }
+    const key = artifactKey(sourceKeyOf(file), profile.id, plan);
+    const repo = new ArtifactRepository(this.deps.db);
+    const now = isoNow(this.deps.clock);
+    await repo.upsertBuilding({
+      artifact_key: key,
+      media_file_id: file.id,
+      device: profile.id,
+      source_fingerprint: sourceKeyOf(file),
+      plan_json: JSON.stringify(plan),
+      path: this.finalPath(key),
+      job_id: 0,
+      now,
+    });
+    const payload: ArtifactPayload =
+      options.via === 'hls' && this.hls !== undefined ? { key, via: 'hls' } : { key };
+    const { id } = await this.deps.jobs.enqueue<ArtifactPayload>('artifact', payload, `artifact:${key}`);
+    await repo.setJob(key, id);
+    return this.stateOf(needs);
+  }
+
+  /** Cancels a running build; true when one was running. */
+  async cancel(fileId: number, device: string): Promise<boolean> {
+    const state = await this.state(fileId, device);
+    if (state.status !== 'building') return false;
+    this.deps.jobs.cancel(state.jobId);
+    await this.deps.jobs.wait(state.jobId);
+    return true;
+  }
+
+  /** Marks an artifact as just streamed (LRU). */
+  async touch(key: string): Promise<void> {
+    await new ArtifactRepository(this.deps.db).touch(key, isoNow(this.deps.clock));
+  }
+
+  isBuilding(jobId: number): boolean {
+    return this.deps.jobs.isActive(jobId);
+  }
+
+  /** The 400 body for a file nothing can make playable on the device. */
+  incompatible({ profile, decision }: Needs): AppError {
+    const inc = decision.incompatibility;
+    const required = decision.wouldBe === 'strict_incompatible' ? 'none' : decision.wouldBe;
+    return new AppError('not_playable', {
+      status: 400,
+      message: inc?.detail ?? `This file cannot play on ${profile.name}.`,
+      ...(inc?.hint === undefined ? {} : { hint: inc.hint }),
+      extra: {
+        incompatibility: inc ?? {
+          type: 'unknown',
+          code: 'no_compatible_target',
+          detail: 'No playable form was found.',
+        },
+        policy: this.deps.editions.policy,
+        required,
+        adaptiveAvailable: decision.hasAdaptiveFallback,
+        videoTranscodeAvailable: this.deps.transcodeAvailable,
+      },
+    });
+  }
+
+  private async build(ctx: JobContext<ArtifactPayload>): Promise<{ key: string; size_bytes: number }> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const { key } = ctx.payload;
+    const row = await repo.getByKey(key);
+    if (row === undefined) throw new Error(`artifact ${key} vanished`);
+    const file = await new LibraryRepository(this.deps.db).file(row.media_file_id);
+    if (file === undefined) throw new Error('the media file was removed');
+    const source = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
+    const plan = JSON.parse(row.plan_json) as PlaybackPlan;
+    const capabilities = this.deps.editions.capabilitiesOf(file);
+    if (capabilities === null) throw new Error('the file has not been analysed');
+    await this.deps.store.ensure('artifacts');
+    const part = this.partPath(key);
+    const progress = new ProgressParser(capabilities.duration_seconds);
+    ctx.progress(0, 1000);
+    try {
+      if (ctx.payload.via === 'hls' && this.hls !== undefined) {
+        // Segments are the work (0–95 %); the remux from them takes seconds.
+        const playlists = await this.hls.prepareAll(
+          row.media_file_id,
+          row.device,
+          ctx.signal,
+          (done, total) => ctx.progress(total === 0 ? 0 : Math.floor((done / total) * 950), 1000),
+        );
+        await this.deps.ffmpeg.run(buildRemuxFromHlsArgs({ ...playlists, output: part }), {
+          signal: ctx.signal,
+          onStdout: (chunk) => {
+            const p = progress.push(chunk);
+            ctx.progress(950 + Math.min(49, Math.round(p.percent / 2)), 1000);
+          },
+        });
+      } else {
+        await this.deps.ffmpeg.run(buildArtifactArgs({ source, output: part, plan, capabilities }), {
+          signal: ctx.signal,
+          onStdout: (chunk) => {
+            const p = progress.push(chunk);
+            ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
+          },
+        });
+      }
+      const size = (await this.deps.store.commit('artifacts', partName(key), finalName(key))).sizeBytes;
+      const now = isoNow(this.deps.clock);
+      await repo.finish(key, 'ready', { size_bytes: size, now });
+      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
+      ctx.progress(1000, 1000);
+      await this.evict(key);
+      return { key, size_bytes: size };
+    } catch (err) {
+      // The clean-up must not hide why the build failed, nor leave the row 'building'.
+      await this.deps.store.remove('artifacts', partName(key)).catch(() => undefined);
+      const now = isoNow(this.deps.clock);
+      if (ctx.signal.aborted) {
+        const shutdown = !(
+          ctx.signal.reason instanceof Error && ctx.signal.reason.name === 'JobCancelledError'
+        );
+        await repo.finish(key, shutdown ? 'failed' : 'cancelled', {
+          now,
+          error: shutdown ? 'interrupted: the server stopped during the build' : null,
+        });
+      } else {
+        await repo.finish(key, 'failed', { now, error: err instanceof Error ? err.message : String(err) });
+      }
+      throw err;
+    }
+  }
+
+  private async recover(job: JobRow): Promise<void> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const row = await repo.getByJob(job.id);
+    if (row === undefined) return;
+    await this.deps.store.remove('artifacts', partName(row.artifact_key)).catch(() => undefined);
+    await repo.finish(row.artifact_key, 'failed', {
+      now: isoNow(this.deps.clock),
+      error: 'interrupted: the server stopped during the build',
+    });
+  }
+
+  /**
+   * Removes the least recently streamed artifacts until the area fits its bound (never `keep`).
+   * The size is what the area holds on disk, measured by the storage adapter, not the sum the rows
+   * remember: a file that grew, or one no row knows, still counts.
+   */
+  private async evict(keep: string): Promise<void> {
+    const repo = new ArtifactRepository(this.deps.db);
+    const rows = await repo.readyByAge();
+    let total = (await this.deps.store.usage('artifacts')).bytes;
+    for (const row of rows) {
+      if (total <= this.deps.cacheBytes) break;
+      if (row.artifact_key === keep) continue;
+      await this.removeFile(row);
+      await repo.delete(row.artifact_key);
+      this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
+      total -= Number(row.size_bytes);
+    }
+  }
+
+  /** The area-relative name of a row's file; null for a path outside the area (never touched). */
+  private nameOf(row: ArtifactRow): string | null {
+    return this.deps.store.locate('artifacts', row.path);
+  }
+
+  private async present(row: ArtifactRow): Promise<boolean> {
+    const name = this.nameOf(row);
+    if (name === null) return false;
+    return (await this.deps.store.stat('artifacts', name).catch(() => null)) !== null;
+  }
+
+  private async removeFile(row: ArtifactRow): Promise<void> {
+    const name = this.nameOf(row);
+    if (name !== null) await this.deps.store.remove('artifacts', name);
+  }
+}
+
+function partName(key: string): string {
+  return `${key}.part.mp4`;
+}
+
+function finalName(key: string): string {
+  return `${key}.mp4`;
+}

@@ -1,0 +1,67 @@
+import {
+  type DeviceProfile,
+  listDeviceProfiles,
+  validateDeviceProfile,
+} from '../../domain/playback/device-profiles.ts';
+import { AppError } from '../../errors.ts';
+
+/** A user profile file as read from `<data dir>/devices` (or why it could not be read). */
+export type DeviceProfileFile = { name: string; text: string } | { name: string; error: string };
+
+/**
+ * The device profiles clients may name: the built-in six plus any the user adds as JSON files in
+ * `<data dir>/devices/*.json` (read at start by the storage adapter, validated here; a bad file is
+ * reported, not fatal).
+ */
+export class DeviceProfileService {
+  private readonly profiles = new Map<string, DeviceProfile>();
+  readonly problems: string[] = [];
+
+  constructor(userFiles: readonly DeviceProfileFile[] = []) {
+    for (const p of listDeviceProfiles()) this.profiles.set(p.id, p);
+    for (const file of userFiles) this.addUserProfile(file);
+  }
+
+  private addUserProfile(file: DeviceProfileFile): void {
+    const name = file.name;
+    if ('error' in file) {
+      this.problems.push(`devices/${name}: not readable (${file.error})`);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(file.text);
+    } catch (err) {
+      this.problems.push(
+        `devices/${name}: not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      );
+      return;
+    }
+    const check = validateDeviceProfile(parsed);
+    if (!check.ok) {
+      this.problems.push(`devices/${name}: ${check.errors.slice(0, 3).join('; ')}`);
+      return;
+    }
+    this.profiles.set(check.profile.id, check.profile);
+  }
+
+  ids(): string[] {
+    return [...this.profiles.keys()];
+  }
+
+  list(): DeviceProfile[] {
+    return [...this.profiles.values()];
+  }
+
+  /** The profile for the `device` query value (`web` when absent), or 400 unknown_device. */
+  resolve(device: string | undefined): DeviceProfile {
+    const id = device === undefined || device === '' ? 'web' : device;
+    const profile = this.profiles.get(id);
+    if (profile !== undefined) return profile;
+    throw new AppError('unknown_device', {
+      message: `Unknown device "${id.slice(0, 64)}".`,
+      hint: `Use one of: ${this.ids().join(', ')}.`,
+      extra: { known_devices: this.ids() },
+    });
+  }
+}

@@ -1,0 +1,135 @@
+import { extname } from 'node:path';
+import type { DataStore, GrowingFile } from '../../adapters/data-store.ts';
+import type { CheckedFile } from '../../adapters/file-system.ts';
+import { contentTypeFor, strongEtag } from '../../domain/http-range.ts';
+import { AppError } from '../../errors.ts';
+import type { ArtifactService } from './artifact.service.ts';
+import type { DeviceProfileService } from './device-profile.service.ts';
+import type { PlaybackEditionPresenter } from './edition-presenter.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
+import type { PlaybackTokenService } from './playback-token.service.ts';
+
+export type StreamTarget =
+  | {
+      kind: 'file';
+      /** The bytes, checked to lie inside their library root or the artifacts area. */
+      file: CheckedFile;
+      lastModified: Date;
+      etag: string;
+      contentType: string;
+      artifactKey: string | null;
+    }
+  | {
+      kind: 'growing';
+      /** The artifact ffmpeg is writing, read through the storage adapter. */
+      file: GrowingFile;
+      /**
+       * Once the build has ended: the size of the finished artifact, or null when the build left none
+       * (failed or cancelled). It starts nothing, unlike asking for the target again.
+       */
+      finishedSize: () => Promise<number | null>;
+      jobId: number;
+      contentType: string;
+      artifactKey: string;
+    };
+
+const TOKEN_MESSAGES = {
+  missing: 'A playback token is required.',
+  malformed: 'The playback token is malformed.',
+  forged: 'The playback token is not valid for this file and device.',
+  expired: 'The playback token has expired.',
+} as const;
+
+/** Decides what GET /stream/media_file/{id} serves: the file, a finished artifact, or a growing one. */
+export class StreamService {
+  constructor(
+    private readonly tokens: PlaybackTokenService,
+    private readonly devices: DeviceProfileService,
+    private readonly editions: PlaybackEditionPresenter,
+    private readonly artifacts: ArtifactService,
+    private readonly paths: MediaPathService,
+    private readonly store: DataStore,
+  ) {}
+
+  /** Checks the playback token (or an admin bearer) before anything else is looked up. */
+  authorize(fileId: number, device: string, token: string | undefined, adminBearer: boolean): void {
+    if (adminBearer) return;
+    const reason = token === undefined || token === '' ? 'missing' : null;
+    const check = reason === null && token !== undefined ? this.tokens.verify(token, fileId, device) : null;
+    if (check?.ok === true) return;
+    const why = reason ?? (check !== null && !check.ok ? check.reason : 'missing');
+    throw new AppError('unauthorized', {
+      message: TOKEN_MESSAGES[why],
+      hint: 'Use the stream_url of the edition from GET /library (it carries a fresh token).',
+    });
+  }
+
+  async target(fileId: number, device: string): Promise<StreamTarget> {
+    const profile = this.devices.resolve(device);
+    const needs = await this.artifacts.needs(fileId, profile.id);
+    const { file, decision } = needs;
+    if (file.status === 'missing') {
+      throw new AppError('file_missing', {
+        status: 404,
+        message: 'The media file is missing from its library root.',
+        hint: 'Rescan the library root.',
+      });
+    }
+    if (decision.prediction === 'direct') {
+      const media = await this.paths.openInsideRoot(file.root_path, file.relative_path);
+      const container = this.editions.capabilitiesOf(file)?.container ?? extname(media.path).slice(1);
+      return {
+        kind: 'file',
+        file: media,
+        lastModified: new Date(media.mtimeMs),
+        etag: strongEtag(['f', file.id, media.sizeBytes, media.mtimeMs, file.fingerprint ?? '']),
+        contentType: contentTypeFor(container),
+        artifactKey: null,
+      };
+    }
+    if (!decision.isPlayable) throw this.artifacts.incompatible(needs);
+    const state = await this.artifacts.start(fileId, profile.id);
+    if (state.status === 'ready') {
+      // Only a file of the artifacts area is served (a row naming another path, or a symlink out, is not).
+      const name = this.store.locate('artifacts', state.artifact.path);
+      const stored = name === null ? null : await this.store.stat('artifacts', name).catch(() => null);
+      if (stored !== null) {
+        await this.artifacts.touch(state.artifact.artifact_key);
+        // Whole milliseconds, as the ETag was made before (FileSystemAdapter.stat floors them).
+        const mtimeMs = Math.floor(stored.mtimeMs);
+        return {
+          kind: 'file',
+          file: stored,
+          lastModified: new Date(mtimeMs),
+          etag: strongEtag(['a', state.artifact.artifact_key, stored.sizeBytes, mtimeMs]),
+          contentType: 'video/mp4',
+          artifactKey: state.artifact.artifact_key,
+        };
+      }
+    }
+    if (state.status === 'building') {
+      const key = state.artifact.artifact_key;
+      const part = this.store.locate('artifacts', this.artifacts.partPath(key));
+      const final = this.store.locate('artifacts', this.artifacts.finalPath(key));
+      if (part === null || final === null) throw new Error(`artifact ${key} lies outside the artifacts area`);
+      return {
+        kind: 'growing',
+        file: this.store.growing('artifacts', part, final),
+        finishedSize: async () =>
+          (await this.store.stat('artifacts', final).catch(() => null))?.sizeBytes ?? null,
+        jobId: state.jobId,
+        contentType: 'video/mp4',
+        artifactKey: state.artifact.artifact_key,
+      };
+    }
+    throw new AppError('artifact_unavailable', {
+      status: 503,
+      message: state.status === 'not_ready' ? state.reason : 'The playback file could not be prepared.',
+      headers: { 'retry-after': '5' },
+    });
+  }
+
+  isBuilding(jobId: number): boolean {
+    return this.artifacts.isBuilding(jobId);
+  }
+}

@@ -1,0 +1,115 @@
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import PQueue from 'p-queue';
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import { type FfprobeAdapter, ProbeError } from '../../adapters/ffprobe.ts';
+import type { FileSystemAdapter } from '../../adapters/file-system.ts';
+import type { Db } from '../../db/database.ts';
+import { type Capabilities, ProbeParseError, parseFfprobe } from '../../domain/media/capabilities.ts';
+import { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+
+export type AnalysisOutcome = 'analyzed' | 'failed' | 'missing' | 'skipped';
+
+export interface ProbeResult {
+  status: 'analyzed' | 'failed';
+  capabilities: Capabilities | null;
+  error: string | null;
+}
+
+export interface AnalyzeManyOptions {
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs ffprobe on media files and stores what it found: capabilities, or the failure and why. */
+export class AnalysisService {
+  constructor(
+    private readonly db: Db,
+    private readonly ffprobe: FfprobeAdapter,
+    private readonly fs: FileSystemAdapter,
+    private readonly clock: Clock,
+    private readonly ffprobeAvailable: boolean,
+  ) {}
+
+  get available(): boolean {
+    return this.ffprobeAvailable;
+  }
+
+  /** How many times ffprobe was run by this process (tests assert the fast path skips it). */
+  get probeCount(): number {
+    return this.ffprobe.calls.count;
+  }
+
+  /**
+   * Probes one file at an absolute path. A failure is a result with its message, never an empty
+   * record (an unreadable file must not look like a file with no streams).
+   */
+  async probe(absolutePath: string, sizeBytes: number, signal?: AbortSignal): Promise<ProbeResult> {
+    try {
+      const out = await this.ffprobe.probe(absolutePath, signal);
+      const capabilities = parseFfprobe(out.json, sizeBytes, { fileName: absolutePath });
+      if (out.errors.length > 0) {
+        capabilities.stream_errors = [...(capabilities.stream_errors ?? []), ...out.errors].slice(0, 20);
+      }
+      return { status: 'analyzed', capabilities, error: null };
+    } catch (err) {
+      if (err instanceof ProbeError || err instanceof ProbeParseError) {
+        return { status: 'failed', capabilities: null, error: err.message };
+      }
+      throw err;
+    }
+  }
+
+  /** Analyses one registered media file and stores the outcome. */
+  async analyzeFile(id: number, signal?: AbortSignal): Promise<AnalysisOutcome> {
+    if (!this.ffprobeAvailable) return 'skipped';
+    const repo = new MediaFileRepository(this.db);
+    const file = await repo.getWithRoot(id);
+    if (file === undefined) return 'skipped';
+    const absolute = join(file.root_path, file.relative_path);
+    const stat = await this.fs.stat(absolute);
+    const now = isoNow(this.clock);
+    if (stat === null || !stat.isFile) {
+      await repo.markMissing(id, now);
+      return 'missing';
+    }
+    const result = await this.probe(absolute, stat.sizeBytes, signal);
+    await repo.saveAnalysis(id, {
+      analysis_status: result.status,
+      capabilities_json: result.capabilities === null ? null : JSON.stringify(result.capabilities),
+      analysis_error: result.error,
+      analyzed_size_bytes: stat.sizeBytes,
+      analyzed_fingerprint: file.fingerprint,
+      analyzed_at: now,
+      updated_at: now,
+    });
+    return result.status;
+  }
+
+  /** Analyses files in parallel, as many at once as there are cores (ffprobe is the bound). */
+  async analyzeMany(
+    ids: number[],
+    options: AnalyzeManyOptions = {},
+  ): Promise<Record<AnalysisOutcome, number>> {
+    const counts: Record<AnalysisOutcome, number> = { analyzed: 0, failed: 0, missing: 0, skipped: 0 };
+    const queue = new PQueue({ concurrency: options.concurrency ?? Math.max(1, cpus().length) });
+    let done = 0;
+    for (const id of ids) {
+      queue.add(async () => {
+        if (options.signal?.aborted === true) return;
+        counts[await this.analyzeFile(id, options.signal)]++;
+        done++;
+        options.onProgress?.(done, ids.length);
+      });
+    }
+    await queue.onIdle();
+    return counts;
+  }
+
+  /** Analyses every present file that was never analysed or changed since. */
+  async analyzePending(options: AnalyzeManyOptions = {}): Promise<Record<AnalysisOutcome, number>> {
+    const ids = await new MediaFileRepository(this.db).idsNeedingAnalysis();
+    return this.analyzeMany(ids, options);
+  }
+}
