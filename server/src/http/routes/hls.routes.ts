@@ -5,7 +5,8 @@ import type { StreamService } from '../../services/playback/stream.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
-import { sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+import { strongEtag } from '../../domain/http-range.ts';
+import { sendBytes, sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 
 const query = {
   type: 'object',
@@ -56,12 +57,14 @@ export function registerHlsRoutes(
     return { device, carried: carried.toString(), burn };
   };
 
-  const playlist = (reply: FastifyReply, text: string) =>
-    reply
-      .code(200)
-      .type(PLAYLIST_TYPE)
-      .header('cache-control', 'private, max-age=0, must-revalidate')
-      .send(text);
+  /** A playlist is made per request; its ETag is its text's, so a player revalidating gets 304. */
+  const playlist = (request: FastifyRequest, reply: FastifyReply, text: string) =>
+    sendBytes(
+      request,
+      reply,
+      { body: text, etag: strongEtag(['m3u8', text]), lastModified: null, contentType: PLAYLIST_TYPE },
+      STREAM_CACHE_CONTROL,
+    );
 
   const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, audio: boolean) =>
     sendFile(
@@ -81,7 +84,7 @@ export function registerHlsRoutes(
     { schema: { params: idParams, querystring: query } },
     async (request, reply) => {
       const { device, carried, burn } = authorize(request);
-      return playlist(reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
+      return playlist(request, reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
     },
   );
 
@@ -94,7 +97,7 @@ export function registerHlsRoutes(
       const text = rendition.startsWith('s')
         ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried, burn)
         : await hls.mediaPlaylist(id, device, rendition, carried, burn);
-      return playlist(reply, text);
+      return playlist(request, reply, text);
     },
   );
 
@@ -113,9 +116,12 @@ export function registerHlsRoutes(
           });
         }
         const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)), burn);
-        reply.header('etag', vtt.etag).header('cache-control', STREAM_CACHE_CONTROL);
-        if (request.headers['if-none-match'] === vtt.etag) return reply.code(304).send();
-        return reply.type('text/vtt; charset=utf-8').send(request.method === 'HEAD' ? undefined : vtt.body);
+        return sendBytes(
+          request,
+          reply,
+          { body: vtt.body, etag: vtt.etag, lastModified: null, contentType: 'text/vtt; charset=utf-8' },
+          STREAM_CACHE_CONTROL,
+        );
       }
       const audio = rendition.startsWith('a');
       if (segment === 'init.mp4')
