@@ -6,12 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { findChromium } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
 const only = process.argv.slice(2);
 
 function onPath(name) {
+  // The browser tests launch the Chromium this lookup finds (server/test/helpers/chromium.ts).
+  if (name === 'chromium') return findChromium().path !== null;
   // nginx lives in /usr/sbin, which a user's PATH often lacks.
   const dirs = [...(process.env.PATH ?? '').split(delimiter), ...(name === 'nginx' ? ['/usr/sbin'] : [])];
   for (const dir of dirs) {

@@ -3,7 +3,7 @@
 // from its own URL. Short generated clips keep the file well under a minute.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -251,7 +251,7 @@ async function playWholeFilm(page: Page, seconds: number, name: string): Promise
 
 describe(
   'the /movie player in Chromium: conversions through HLS, direct files from the file',
-  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)` },
+  { skip: browserSkip() },
   () => {
     let t: TestServer;
     let browser: Browser;
@@ -276,7 +276,7 @@ describe(
       ids = await registerFiles(t.server.database.db, media, files);
       await t.server.services.analysis.analyzePending();
       browser = await chromium.launch({
-        executablePath: CHROMIUM,
+        executablePath: chromiumExecutable(),
         headless: true,
         ignoreDefaultArgs: true,
         args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
