@@ -1,39 +1,41 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type CatalogueCode } from '../../errors.ts';
 
+/** A Fastify error's answer: the code is the catalogue's (AppError takes no other). */
+type FastifyCodeAnswer = { code: CatalogueCode; status: number; message: string; hint?: string };
+
 /** Fastify's own failures, each mapped to a catalogue code a client can act on. */
-const FASTIFY_CODES: Record<string, { code: CatalogueCode; status: number; message: string; hint?: string }> =
-  {
-    FST_ERR_CTP_BODY_TOO_LARGE: {
-      code: 'payload_too_large',
-      status: 413,
-      message: 'The request body is larger than this route accepts.',
-      hint: 'Send a smaller body, or split it into several requests.',
-    },
-    FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-      code: 'unsupported_media_type',
-      status: 415,
-      message: 'This content type is not accepted here.',
-      hint: 'Send application/json.',
-    },
-    FST_ERR_CTP_EMPTY_JSON_BODY: {
-      code: 'validation_failed',
-      status: 400,
-      message: 'The request body is empty.',
-      hint: 'Send a JSON object.',
-    },
-    FST_ERR_CTP_INVALID_JSON_BODY: {
-      code: 'invalid_json',
-      status: 400,
-      message: 'The request body is not valid JSON.',
-    },
-    FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
-      code: 'validation_failed',
-      status: 400,
-      message: 'Content-Length does not match the body.',
-    },
-    FST_ERR_BAD_URL: { code: 'validation_failed', status: 400, message: 'The URL is malformed.' },
-  };
+const FASTIFY_CODES: Record<string, FastifyCodeAnswer> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'payload_too_large',
+    status: 413,
+    message: 'The request body is larger than this route accepts.',
+    hint: 'Send a smaller body, or split it into several requests.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    status: 415,
+    message: 'This content type is not accepted here.',
+    hint: 'Send application/json.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: 'validation_failed',
+    status: 400,
+    message: 'The request body is empty.',
+    hint: 'Send a JSON object.',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    code: 'invalid_json',
+    status: 400,
+    message: 'The request body is not valid JSON.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'validation_failed',
+    status: 400,
+    message: 'Content-Length does not match the body.',
+  },
+  FST_ERR_BAD_URL: { code: 'validation_failed', status: 400, message: 'The URL is malformed.' },
+};
 
 function send(reply: FastifyReply, error: AppError) {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
