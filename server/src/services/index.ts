@@ -14,6 +14,13 @@ import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
+import { ArtifactRepository } from '../repositories/artifact.repository.ts';
+import { KeyframeIndexRepository } from '../repositories/keyframe-index.repository.ts';
+import { LibraryRepository } from '../repositories/library.repository.ts';
+import { MediaFileRepository } from '../repositories/media-file.repository.ts';
+import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
+import { ConversionSlots } from './playback/conversion-slots.ts';
+import { PlaybackCache } from './playback/playback-cache.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
 import { ReadyArtifactIndex } from './playback/artifact-index.ts';
@@ -202,8 +209,17 @@ export function buildServices(deps: ServiceDeps): Services {
     },
     jobs,
   );
+  // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
+  // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
+  const slots = new ConversionSlots(deps.config.maxConversions);
+  const playbackCache = new PlaybackCache({
+    usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
+    boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
+  });
+  const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
-    db: deps.db,
+    records: new ArtifactRepository(deps.db),
+    files: new LibraryRepository(deps.db),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -214,13 +230,20 @@ export function buildServices(deps: ServiceDeps): Services {
     index: readyArtifacts,
     clock: deps.clock,
     store,
-    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
+    slots,
+    cache: playbackCache,
   });
   // Copied video is cut at its keyframes, read once from the container's index and kept.
-  const keyframeSource = new KeyframeIndexService(deps.db, new KeyframeReader(ffprobe), paths, deps.clock);
-  const subtitleTracks = new SubtitleTrackService(deps.db);
+  const keyframeSource = new KeyframeIndexService(
+    mediaFiles,
+    new KeyframeIndexRepository(deps.db),
+    new KeyframeReader(ffprobe),
+    paths,
+    deps.clock,
+  );
+  const subtitleTracks = new SubtitleTrackService(mediaFiles, new SubtitleSidecarRepository(deps.db));
   const subtitles = new SubtitleVttService({
-    db: deps.db,
+    files: mediaFiles,
     tracks: subtitleTracks,
     paths,
     store,
@@ -235,8 +258,8 @@ export function buildServices(deps: ServiceDeps): Services {
     paths,
     keyframes: keyframeSource,
     store,
-    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
-    maxJobs: deps.config.maxConversions,
+    slots,
+    cache: playbackCache,
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
     ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
