@@ -1,5 +1,6 @@
 import type { CollectionView, LibraryRootView } from '@reelshelf/contract';
-import { basename, isAbsolute, normalize, sep } from 'node:path';
+import { basename, isAbsolute, normalize } from 'node:path';
+import { isWithin } from '../../domain/path-within.ts';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { FileSystemAdapter } from '../../adapters/file-system.ts';
 import type { Db } from '../../db/database.ts';
@@ -19,13 +20,6 @@ function toView(r: RootWithCollection): LibraryRootView {
     created_at: r.created_at,
     last_scan_at: r.last_scan_at,
   };
-}
-
-/** True when `inner` is `outer` or lies inside it (paths already real and normalised). */
-export function isWithin(outer: string, inner: string): boolean {
-  if (outer === inner) return true;
-  const prefix = outer.endsWith(sep) ? outer : `${outer}${sep}`;
-  return inner.startsWith(prefix);
 }
 
 /** Library roots: folders the scanner walks; grouped into collections. */

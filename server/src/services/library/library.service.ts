@@ -6,6 +6,7 @@ import type {
 } from '@reelshelf/contract';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
 import type { Db } from '../../db/database.ts';
+import { artworkUrl } from '../../domain/artwork-url.ts';
 import {
   type Badge,
   type EditionFacts,
@@ -20,7 +21,6 @@ import {
   LibraryRepository,
   type MovieScope,
 } from '../../repositories/library.repository.ts';
-import { ArtworkService } from '../metadata/artwork.service.ts';
 import type { SystemStatusService } from '../system/system-status.service.ts';
 
 /** One edition as a device sees it, plus what ranks it against its siblings. */
@@ -126,8 +126,8 @@ export class LibraryService {
       item.overview = movie.overview;
       item.has_digital_store_a = movie.has_digital_store_a === 1;
       item.has_digital_store_b = movie.has_digital_store_b === 1;
-      item.poster_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'poster');
-      item.backdrop_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'backdrop');
+      item.poster_url = artworkUrl(artworkByMovie.get(movie.id), 'poster');
+      item.backdrop_url = artworkUrl(artworkByMovie.get(movie.id), 'backdrop');
       out.push({
         key: `m${movie.id}`,
         item,

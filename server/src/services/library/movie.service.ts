@@ -8,6 +8,7 @@ import type {
 } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { Db } from '../../db/database.ts';
+import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { ftsMatchQuery } from '../../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
@@ -22,9 +23,6 @@ import {
 } from '../../repositories/movie.repository.ts';
 
 export type { SearchOptions, SearchOrder } from '../../repositories/movie.repository.ts';
-
-/** Binders are created on first use with this many slots. */
-export const DEFAULT_BINDER_CAPACITY = 100;
 
 /** Movie records: creation (with discs), listing, edits and deletion. */
 export class MovieService {

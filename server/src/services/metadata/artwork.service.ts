@@ -11,13 +11,9 @@ import type { Db } from '../../db/database.ts';
 import { AppError, notFound, validationFailed } from '../../errors.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
 import { jobProgress } from '../../domain/job-progress.ts';
-import {
-  type ArtworkKind,
-  ArtworkRepository,
-  type ArtworkRow,
-} from '../../repositories/artwork.repository.ts';
+import { type ArtworkKind, ArtworkRepository } from '../../repositories/artwork.repository.ts';
 import { LibraryRootRepository } from '../../repositories/library-root.repository.ts';
-import { isWithin } from '../library/library-root.service.ts';
+import { isWithin } from '../../domain/path-within.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 
 /** Widths served by `?w=`; a request is rounded up to the next one so the cache stays small. */
@@ -185,18 +181,6 @@ export class ArtworkService {
       }
     }
     return null;
-  }
-
-  /** The URL /library gives for an image, or null when there is none; `v` changes when it does. */
-  static urlFor(row: ArtworkRow | undefined, kind: ArtworkKind): string | null {
-    if (row === undefined) return null;
-    const state = kind === 'poster' ? row.poster_state : row.backdrop_state;
-    if (state !== 'ready') return null;
-    const version = createHash('sha1')
-      .update(`${row.fetched_at ?? ''}|${kind === 'poster' ? row.poster_path : row.backdrop_path}`)
-      .digest('hex')
-      .slice(0, 8);
-    return `/artwork/${row.movie_id}/${kind}?v=${version}`;
   }
 
   /** The file to serve for an image at a width (resized and cached on first request). */

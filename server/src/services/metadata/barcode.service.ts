@@ -7,7 +7,8 @@ import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError } from '../../errors.ts';
 import { MovieRepository } from '../../repositories/movie.repository.ts';
 import type { MovieService } from '../library/movie.service.ts';
-import { DEFAULT_BINDER_CAPACITY } from '../library/movie.service.ts';
+import type { NewMovieMetadata } from './new-movie-metadata.ts';
+import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import {
   isProviderFailure,
   type MovieCandidate,
@@ -32,8 +33,8 @@ export class BarcodeService {
     private readonly movies: MovieService,
     private readonly upc: UpcLookupPort,
     private readonly metadata: MovieMetadataPort | null,
-    /** Called with a movie id after a barcode created or reused it (enrichment). */
-    private readonly afterCreate: (movieId: number) => Promise<string[]>,
+    /** A movie a barcode created or reused is enriched at once, then gets artwork. */
+    private readonly newMovies: Pick<NewMovieMetadata, 'now'>,
   ) {}
 
   /** Looks a code up without writing anything. */
@@ -168,7 +169,7 @@ export class BarcodeService {
       });
       return { movieId, editionId, copyId, binder: binder.name, slot, createdMovie };
     });
-    const warnings = [...found.warnings, ...(await this.afterCreate(result.movieId))];
+    const warnings = [...found.warnings, ...(await this.newMovies.now(result.movieId))];
     return {
       movie: await this.movies.get(result.movieId),
       edition_id: result.editionId,
