@@ -16,7 +16,10 @@ import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
+import { ArtworkRepository } from '../repositories/artwork.repository.ts';
+import { LibraryRepository } from '../repositories/library.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
+import { MovieRepository } from '../repositories/movie.repository.ts';
 import { MediaFileRepository } from '../repositories/media-file.repository.ts';
 import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
 import { ScanRepository } from '../repositories/scan.repository.ts';
@@ -127,14 +130,21 @@ export function buildServices(deps: ServiceDeps): Services {
   const ffprobe = new FfprobeAdapter({ path: deps.tools.ffprobe.path });
   const fs = new FileSystemAdapter();
   const paths = new MediaPathService(fs);
-  const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
+  const analysis = new AnalysisService(
+    new MediaFileRepository(deps.db),
+    ffprobe,
+    fs,
+    deps.clock,
+    deps.tools.ffprobe.available,
+  );
   const jobs = new JobRunner(deps.db, deps.clock);
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
     clock: deps.clock,
   });
   const artwork = new ArtworkService(
-    deps.db,
+    new ArtworkRepository(deps.db),
+    new LibraryRootRepository(deps.db),
     jobs,
     new ImageDownloader(),
     deps.clock,
@@ -143,6 +153,7 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const enrichment = new EnrichmentService(
     deps.db,
+    kyselyUnitOfWork(deps.db, (trx) => ({ trx, artwork: new ArtworkRepository(trx) })),
     jobs,
     deps.clock,
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
@@ -179,10 +190,21 @@ export function buildServices(deps: ServiceDeps): Services {
     rescanIntervalMs: deps.config.rescanIntervalMs,
     ...deps.watchTimings,
   });
-  const roots = new WatchedLibraryRoots(rootWatch, deps.db, fs, deps.clock);
-  const movies = new MovieService(deps.db, deps.clock);
+  const roots = new WatchedLibraryRoots(
+    rootWatch,
+    new LibraryRootRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => new LibraryRootRepository(trx)),
+    fs,
+    deps.clock,
+  );
+  const movies = new MovieService(
+    new MovieRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx)),
+    deps.clock,
+  );
   const barcodes = new BarcodeService(
     deps.db,
+    kyselyUnitOfWork(deps.db, (trx) => ({ trx, movies: new MovieRepository(trx) })),
     deps.clock,
     movies,
     upcPort(providers.upc),
@@ -245,7 +267,7 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
   artifacts.useHls(hls);
-  const library = new LibraryService(deps.db, editions, status);
+  const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {

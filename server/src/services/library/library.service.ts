@@ -5,7 +5,6 @@ import type {
   PhysicalCopyInfo,
 } from '@reelshelf/contract';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
-import type { Db } from '../../db/database.ts';
 import { artworkUrl } from '../../domain/artwork-url.ts';
 import {
   type Badge,
@@ -18,7 +17,7 @@ import {
   type CreditNameRow,
   type LibraryCopyRow,
   type LibraryFileRow,
-  LibraryRepository,
+  type LibraryRepository,
   type MovieScope,
 } from '../../repositories/library.repository.ts';
 import type { SystemStatusService } from '../system/system-status.service.ts';
@@ -52,7 +51,7 @@ export interface PresentedItem {
 /** Builds GET /library: every movie with its editions, badge and physical copies. */
 export class LibraryService {
   constructor(
-    private readonly db: Db,
+    private readonly repo: LibraryRepository,
     private readonly presenter: EditionPresenter,
     private readonly status: SystemStatusService,
   ) {}
@@ -96,7 +95,7 @@ export class LibraryService {
     device: string,
     scope?: MovieScope,
   ): Promise<{ movies: PresentedItem[]; unmatched: LibraryFileRow[] }> {
-    const repo = new LibraryRepository(this.db);
+    const repo = this.repo;
     if (Array.isArray(scope) && scope.length === 0) return { movies: [], unmatched: [] };
     const [movies, copies, files, credits, artwork] = await Promise.all([
       repo.movies(scope),
@@ -158,17 +157,17 @@ export class LibraryService {
 
   /** Every movie id in the listing's order. */
   async movieOrder(): Promise<number[]> {
-    return new LibraryRepository(this.db).movieOrder();
+    return this.repo.movieOrder();
   }
 
   /** The files matched to no movie (listed after the movies), by id. */
   async unmatchedFiles(): Promise<LibraryFileRow[]> {
-    return new LibraryRepository(this.db).unmatchedFiles();
+    return this.repo.unmatchedFiles();
   }
 
   /** Files by id as the listing reads them (a change named them: where do they belong now?). */
   async filesById(ids: readonly number[]): Promise<LibraryFileRow[]> {
-    return ids.length === 0 ? [] : new LibraryRepository(this.db).filesById(ids);
+    return ids.length === 0 ? [] : this.repo.filesById(ids);
   }
 
   private buildItem(

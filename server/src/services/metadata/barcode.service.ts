@@ -5,7 +5,8 @@ import { normalizeBarcode } from '../../domain/barcode.ts';
 import { cleanDiscTitle } from '../../domain/disc-title.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError } from '../../errors.ts';
-import { MovieRepository } from '../../repositories/movie.repository.ts';
+import type { MovieRepository } from '../../repositories/movie.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { MovieService } from '../library/movie.service.ts';
 import type { NewMovieMetadata } from './new-movie-metadata.ts';
 import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
@@ -29,6 +30,11 @@ const DEFAULT_BINDER = 'Unsorted';
 export class BarcodeService {
   constructor(
     private readonly db: Db,
+    /**
+     * The record of a disc (movie, edition, copy) in one transaction: the movie repository and, for the
+     * queries not yet in a repository (docs/architecture.md, "Known gaps"), the transaction itself.
+     */
+    private readonly store: UnitOfWork<{ trx: Db; movies: MovieRepository }>,
     private readonly clock: Clock,
     private readonly movies: MovieService,
     private readonly upc: UpcLookupPort,
@@ -106,8 +112,7 @@ export class BarcodeService {
     }
     const candidate = this.pickCandidate(found, input.tmdb_id);
     const now = isoNow(this.clock);
-    const result = await this.db.transaction().execute(async (trx) => {
-      const repo = new MovieRepository(trx);
+    const result = await this.store.transaction(async ({ trx, movies: repo }) => {
       let movieId = found.owned ? found.owned_movie_id : null;
       if (movieId === null && candidate !== null)
         movieId = (await repo.getByTmdbId(candidate.tmdb_id))?.id ?? null;
