@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type CheckedFile, checkedFileAt, type FileSystemAdapter } from '../../adapters/file-system.ts';
 import { AppError } from '../../errors.ts';
-import { isWithin } from './library-root.service.ts';
+import { isWithin } from '../../domain/path-within.ts';
 
 /**
  * The one gate between a database path and the filesystem: a media file is opened only when its
