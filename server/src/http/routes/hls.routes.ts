@@ -33,7 +33,7 @@ type Query = { device?: string; token?: string; burn_subtitle?: number };
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
 /**
- * HLS for conversions (RFC 8216, fMP4): the master playlist, one media playlist per rendition,
+ * HLS for conversions (RFC 8216, MPEG-TS or fMP4 segments): the master playlist, one media playlist per rendition,
  * their initialization sections and segments, all under the file's signed playback token.
  */
 export function registerHlsRoutes(
@@ -66,7 +66,7 @@ export function registerHlsRoutes(
       STREAM_CACHE_CONTROL,
     );
 
-  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, audio: boolean) =>
+  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, contentType: string) =>
     sendFile(
       request,
       reply,
@@ -74,7 +74,7 @@ export function registerHlsRoutes(
         file: served.file,
         etag: served.etag,
         lastModified: new Date(Math.floor(served.file.mtimeMs)),
-        contentType: audio ? 'audio/mp4' : 'video/mp4',
+        contentType,
       },
       STREAM_CACHE_CONTROL,
     );
@@ -123,17 +123,20 @@ export function registerHlsRoutes(
           STREAM_CACHE_CONTROL,
         );
       }
-      const audio = rendition.startsWith('a');
+      // The playlist names MPEG-TS files .ts and fMP4 ones .mp4/.m4s (see hlsFileNames).
+      const type = (ts: boolean) =>
+        ts ? 'video/mp2t' : rendition.startsWith('a') ? 'audio/mp4' : 'video/mp4';
       if (segment === 'init.mp4')
-        return media(request, reply, await hls.init(id, device, rendition, burn), audio);
-      const match = /^(\d{1,6})\.m4s$/.exec(segment);
+        return media(request, reply, await hls.init(id, device, rendition, burn), type(false));
+      const match = /^(\d{1,6})\.(m4s|ts)$/.exec(segment);
       if (match === null) {
         throw new AppError('not_found', {
           status: 404,
-          message: 'HLS files are index.m3u8, init.mp4 and <n>.m4s.',
+          message: 'HLS files are index.m3u8 and <n>.ts (MPEG-TS), or init.mp4 and <n>.m4s (fMP4).',
         });
       }
-      return media(request, reply, await hls.segment(id, device, rendition, Number(match[1]), burn), audio);
+      const served = await hls.segment(id, device, rendition, Number(match[1]), burn);
+      return media(request, reply, served, type(match[2] === 'ts'));
     },
   });
 }

@@ -43,7 +43,7 @@ export interface HlsPrewarmPort {
     device: string,
     signal: AbortSignal,
     onProgress: (done: number, total: number) => void,
-  ): Promise<{ video: string | null; audio: string | null; release(): void }>;
+  ): Promise<{ video: string | null; audio: string | null; audioCodec: string | null; release(): void }>;
 }
 
 /** The artifacts table, as this service uses it (`ArtifactRepository`; tests pass an in-memory one). */
@@ -303,9 +303,9 @@ export class ArtifactService {
           ctx.progress(total === 0 ? 0 : Math.floor((done / total) * 950), 1000),
         );
         try {
-          const { video, audio } = prepared;
+          const { video, audio, audioCodec } = prepared;
           await this.convert(
-            buildRemuxFromHlsArgs({ video, audio, output: part }),
+            buildRemuxFromHlsArgs({ video, audio, audioCodec, output: part }),
             duration,
             ctx.signal,
             (p) => ctx.progress(950 + Math.min(49, Math.round(p / 2)), 1000),

@@ -5,6 +5,7 @@ import {
   videoCodecString,
 } from '../../../domain/hls/codec-strings.ts';
 import { HLS_TIMESTAMP_OFFSET_SECONDS } from '../../../domain/hls/hls-command.ts';
+import { hlsFileNames } from '../../../domain/hls/hls-plan.ts';
 import {
   renderMasterPlaylist,
   renderMediaPlaylist,
@@ -80,10 +81,11 @@ export class HlsPlaylists {
 
   /** The media playlist of a video or audio rendition. */
   media(s: Presentation, query: string): string {
+    const names = hlsFileNames(s.plan.container);
     return renderMediaPlaylist({
       segments: s.segments,
-      initUri: `init.mp4?${query}`,
-      segmentUri: (index) => `${index}.m4s?${query}`,
+      initUri: names.init === null ? null : `${names.init}?${query}`,
+      segmentUri: (index) => `${index}${names.segment}?${query}`,
     });
   }
 

@@ -10,6 +10,8 @@ export interface PreparedSegments {
   video: string | null;
   /** Absolute path of the default audio's local media playlist (null without audio). */
   audio: string | null;
+  /** The default audio rendition's codec (AAC out of MPEG-TS needs `aac_adtstoasc` in MP4). */
+  audioCodec: string | null;
   /** The segments may be evicted again (the remux is done with them). */
   release(): void;
 }
@@ -53,6 +55,7 @@ export class HlsPrewarm {
       return {
         video: s.plan.video === null ? null : await this.deps.segments.writeLocalPlaylist(s, 'v'),
         audio: audio === undefined ? null : await this.deps.segments.writeLocalPlaylist(s, `a${audio.track}`),
+        audioCodec: audio?.codec ?? null,
         release,
       };
     } catch (err) {

@@ -1,4 +1,4 @@
-import { Fmp4Splitter } from '../../../domain/hls/fmp4-splitter.ts';
+import { SegmentSplitter, type SegmentPiece } from '../../../domain/hls/segment-splitter.ts';
 import { HLS_TIMESTAMP_OFFSET_SECONDS } from '../../../domain/hls/hls-command.ts';
 import type { HlsSegment } from '../../../domain/hls/segment-plan.ts';
 import type { Run } from './presentation.ts';
@@ -15,7 +15,7 @@ export type PieceSink = (name: string, bytes: Buffer) => Promise<void>;
  * cleanly), so a run that is stopped or dies never leaves half a segment behind.
  */
 export class SegmentCollector {
-  private readonly splitter = new Fmp4Splitter();
+  private readonly splitter = new SegmentSplitter();
   private current: { index: number; parts: Buffer[] } | null = null;
   private chain: Promise<void> = Promise.resolve();
   private failed: unknown = null;
@@ -29,25 +29,7 @@ export class SegmentCollector {
   push(chunk: Buffer): void {
     if (this.failed !== null) return;
     try {
-      for (const piece of this.splitter.push(chunk)) {
-        if (piece.kind === 'init') {
-          this.write('init.mp4', piece.bytes);
-          continue;
-        }
-        const index = this.segmentOf(piece.decodeTime - HLS_TIMESTAMP_OFFSET_SECONDS);
-        if (index < this.job.start) continue; // before the seek point (a copy seek lands on an earlier keyframe)
-        if (this.current === null) this.current = { index, parts: [piece.bytes] };
-        else if (index <= this.current.index) this.current.parts.push(piece.bytes);
-        else {
-          this.complete();
-          this.current = { index, parts: [piece.bytes] };
-        }
-        // A fragment that reaches the next boundary closes its segment now: waiting for the next
-        // fragment would hold an encoded segment back by a whole segment's worth of encoding.
-        const end = piece.decodeTime + piece.duration - HLS_TIMESTAMP_OFFSET_SECONDS;
-        const next = this.segments[this.current.index + 1];
-        if (next !== undefined && end >= next.start - BOUNDARY_SLACK_SECONDS) this.complete();
-      }
+      for (const piece of this.splitter.push(chunk)) this.accept(piece);
     } catch (err) {
       this.failed = err;
       // Recorded before the abort: an aborted run's error is otherwise taken for a stop we asked for.
@@ -59,8 +41,29 @@ export class SegmentCollector {
   /** The run ended cleanly: the segment being collected is whole. */
   end(): void {
     if (this.failed !== null) return;
-    this.splitter.end();
+    // MPEG-TS knows its last piece is whole only at EOF.
+    for (const piece of this.splitter.end()) this.accept(piece);
     this.complete();
+  }
+
+  private accept(piece: SegmentPiece): void {
+    if (piece.kind === 'init') {
+      this.write('init.mp4', piece.bytes);
+      return;
+    }
+    const index = this.segmentOf(piece.decodeTime - HLS_TIMESTAMP_OFFSET_SECONDS);
+    if (index < this.job.start) return; // before the seek point (a copy seek lands on an earlier keyframe)
+    if (this.current === null) this.current = { index, parts: [piece.bytes] };
+    else if (index <= this.current.index) this.current.parts.push(piece.bytes);
+    else {
+      this.complete();
+      this.current = { index, parts: [piece.bytes] };
+    }
+    // A fragment that reaches the next boundary closes its segment now: waiting for the next
+    // fragment would hold an encoded segment back by a whole segment's worth of encoding.
+    const end = piece.decodeTime + piece.duration - HLS_TIMESTAMP_OFFSET_SECONDS;
+    const next = this.segments[this.current.index + 1];
+    if (next !== undefined && end >= next.start - BOUNDARY_SLACK_SECONDS) this.complete();
   }
 
   flushed(): Promise<void> {
