@@ -258,6 +258,16 @@ export class MovieRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** The slots of a binder that hold a copy (a copy with no slot holds none). */
+  async slotsTaken(binderId: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('physical_copies')
+      .select('slot')
+      .where('binder_id', '=', binderId)
+      .execute();
+    return rows.flatMap((r) => (r.slot === null ? [] : [r.slot]));
+  }
+
   async isSlotTaken(binderId: number, slot: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('physical_copies')
@@ -266,6 +276,15 @@ export class MovieRepository {
       .where('slot', '=', slot)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** The edition that carries a barcode (normalised GTIN), with its movie. */
+  async editionByBarcode(barcode: string): Promise<{ id: number; movie_id: number } | undefined> {
+    return this.db
+      .selectFrom('disc_editions')
+      .select(['id', 'movie_id'])
+      .where('barcode', '=', barcode)
+      .executeTakeFirst();
   }
 
   async insertEdition(row: {

@@ -22,11 +22,13 @@ import { ArtworkRepository } from '../repositories/artwork.repository.ts';
 import { LibraryRepository } from '../repositories/library.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
 import { MovieRepository } from '../repositories/movie.repository.ts';
+import { MovieMetadataRepository } from '../repositories/movie-metadata.repository.ts';
 import { MediaFileRepository } from '../repositories/media-file.repository.ts';
 import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
 import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
+import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
 import { ConversionSlots } from './playback/conversion-slots.ts';
@@ -156,8 +158,11 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.config.tmdbImageBaseUrl,
   );
   const enrichment = new EnrichmentService(
-    deps.db,
-    kyselyUnitOfWork(deps.db, (trx) => ({ trx, artwork: new ArtworkRepository(trx) })),
+    new MovieRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => ({
+      metadata: new MovieMetadataRepository(trx),
+      artwork: new ArtworkRepository(trx),
+    })),
     jobs,
     deps.clock,
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
@@ -207,8 +212,8 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
   );
   const barcodes = new BarcodeService(
-    deps.db,
-    kyselyUnitOfWork(deps.db, (trx) => ({ trx, movies: new MovieRepository(trx) })),
+    new MovieRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx)),
     deps.clock,
     movies,
     upcPort(providers.upc),
@@ -304,7 +309,7 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
-    watch: new WatchStateService(deps.db, deps.clock),
+    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

@@ -1,7 +1,8 @@
 import type { WatchState, WatchStateInput } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { Db } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
+import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type { WatchStateRepository } from '../../repositories/watch-state.repository.ts';
 
 /**
  * Resume position and watched flag, keyed to the media file id: a scan that sees a move or rename
@@ -9,42 +10,25 @@ import { notFound } from '../../errors.ts';
  */
 export class WatchStateService {
   constructor(
-    private readonly db: Db,
+    private readonly files: Pick<MediaFileRepository, 'getById'>,
+    private readonly states: Pick<WatchStateRepository, 'save'>,
     private readonly clock: Clock,
   ) {}
 
   async save(mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
-    const file = await this.db
-      .selectFrom('media_files')
-      .select(['id', 'movie_id'])
-      .where('id', '=', mediaFileId)
-      .executeTakeFirst();
+    const file = await this.files.getById(mediaFileId);
     if (file === undefined) throw notFound('media file', mediaFileId);
-    const now = isoNow(this.clock);
-    const row = {
-      media_file_id: mediaFileId,
-      movie_id: file.movie_id,
-      position_seconds: Math.floor(input.position_seconds),
-      watched: input.watched === true ? 1 : 0,
-      updated_at: now,
-    };
-    await this.db
-      .insertInto('watch_state')
-      .values(row)
-      .onConflict((oc) =>
-        oc.column('media_file_id').doUpdateSet({
-          movie_id: row.movie_id,
-          position_seconds: row.position_seconds,
-          ...(input.watched === undefined ? {} : { watched: row.watched }),
-          updated_at: now,
-        }),
-      )
-      .execute();
-    const saved = await this.db
-      .selectFrom('watch_state')
-      .selectAll()
-      .where('media_file_id', '=', mediaFileId)
-      .executeTakeFirstOrThrow();
+    const saved = await this.states.save(
+      {
+        media_file_id: mediaFileId,
+        movie_id: file.movie_id,
+        position_seconds: Math.floor(input.position_seconds),
+        watched: input.watched === true ? 1 : 0,
+        updated_at: isoNow(this.clock),
+      },
+      // A position saved without the flag leaves it as it was (a new row starts unwatched).
+      input.watched === undefined,
+    );
     return {
       media_file_id: saved.media_file_id,
       position_seconds: saved.position_seconds,

@@ -1,6 +1,5 @@
 import type { BarcodeCreated, BarcodeCreateInput, BarcodeLookup } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { Db } from '../../db/database.ts';
 import { normalizeBarcode } from '../../domain/barcode.ts';
 import { cleanDiscTitle } from '../../domain/disc-title.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
@@ -26,17 +25,29 @@ const REJECTIONS = {
 
 const DEFAULT_BINDER = 'Unsorted';
 
+/** What recording a disc reads and writes, in one transaction: movie, edition, binder, copy. */
+export type DiscRecords = Pick<
+  MovieRepository,
+  | 'getByTmdbId'
+  | 'insert'
+  | 'editionByBarcode'
+  | 'insertEdition'
+  | 'getOrCreateBinder'
+  | 'slotsTaken'
+  | 'isSlotTaken'
+  | 'insertCopy'
+>;
+
 /** Barcode scan of a disc: UPC lookup → cleaned title → TMDb candidates → movie + edition + copy. */
 export class BarcodeService {
   constructor(
-    private readonly db: Db,
-    /**
-     * The record of a disc (movie, edition, copy) in one transaction: the movie repository and, for the
-     * queries not yet in a repository (docs/architecture.md, "Known gaps"), the transaction itself.
-     */
-    private readonly store: UnitOfWork<{ trx: Db; movies: MovieRepository }>,
+    /** Whether a looked-up barcode is already owned (read outside any transaction). */
+    private readonly editions: Pick<MovieRepository, 'editionByBarcode'>,
+    /** The record of a disc (movie, edition, copy) in one transaction. */
+    private readonly store: UnitOfWork<DiscRecords>,
     private readonly clock: Clock,
-    private readonly movies: MovieService,
+    /** The movie recorded, as the answer shows it. */
+    private readonly movies: Pick<MovieService, 'get'>,
     private readonly upc: UpcLookupPort,
     private readonly metadata: MovieMetadataPort | null,
     /** A movie a barcode created or reused is enriched at once, then gets artwork. */
@@ -77,11 +88,7 @@ export class BarcodeService {
         warnings.push(`TMDb search failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const owned = await this.db
-      .selectFrom('disc_editions')
-      .select('movie_id')
-      .where('barcode', '=', normalized.gtin)
-      .executeTakeFirst();
+    const owned = await this.editions.editionByBarcode(normalized.gtin);
     return {
       barcode: normalized.gtin,
       kind: normalized.kind,
@@ -112,7 +119,7 @@ export class BarcodeService {
     }
     const candidate = this.pickCandidate(found, input.tmdb_id);
     const now = isoNow(this.clock);
-    const result = await this.store.transaction(async ({ trx, movies: repo }) => {
+    const result = await this.store.transaction(async (repo) => {
       let movieId = found.owned ? found.owned_movie_id : null;
       if (movieId === null && candidate !== null)
         movieId = (await repo.getByTmdbId(candidate.tmdb_id))?.id ?? null;
@@ -136,11 +143,7 @@ export class BarcodeService {
           updated_at: now,
         });
       }
-      const existingEdition = await trx
-        .selectFrom('disc_editions')
-        .select('id')
-        .where('barcode', '=', found.barcode)
-        .executeTakeFirst();
+      const existingEdition = await repo.editionByBarcode(found.barcode);
       const editionId =
         existingEdition?.id ??
         (await repo.insertEdition({
@@ -156,7 +159,7 @@ export class BarcodeService {
         now,
       );
       const slot =
-        input.slot?.trim() || (await this.nextFreeSlot(trx, binder.id, binder.capacity, binder.name));
+        input.slot?.trim() || (await this.nextFreeSlot(repo, binder.id, binder.capacity, binder.name));
       if (await repo.isSlotTaken(binder.id, slot)) {
         throw new AppError('slot_taken', {
           status: 409,
@@ -221,12 +224,13 @@ export class BarcodeService {
     });
   }
 
-  private async nextFreeSlot(trx: Db, binderId: number, capacity: number, name: string): Promise<string> {
-    const taken = new Set(
-      (
-        await trx.selectFrom('physical_copies').select('slot').where('binder_id', '=', binderId).execute()
-      ).map((r) => r.slot),
-    );
+  private async nextFreeSlot(
+    repo: Pick<DiscRecords, 'slotsTaken'>,
+    binderId: number,
+    capacity: number,
+    name: string,
+  ): Promise<string> {
+    const taken = new Set(await repo.slotsTaken(binderId));
     for (let i = 1; i <= capacity; i++) if (!taken.has(String(i))) return String(i);
     throw new AppError('binder_full', {
       status: 409,

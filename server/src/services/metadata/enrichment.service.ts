@@ -1,8 +1,9 @@
 import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { Db } from '../../db/database.ts';
 import { normalizeTitle } from '../../domain/titles.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
 import type { ArtworkRepository } from '../../repositories/artwork.repository.ts';
+import type { MovieCredit, MovieMetadataRepository } from '../../repositories/movie-metadata.repository.ts';
+import type { MovieRepository } from '../../repositories/movie.repository.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import {
   isProviderFailure,
@@ -34,6 +35,22 @@ interface EnrichPayload {
   movieIds: number[];
 }
 
+/** What enrichment writes of one movie, in one transaction. */
+export interface EnrichmentRepositories {
+  metadata: Pick<
+    MovieMetadataRepository,
+    | 'otherWithTmdbId'
+    | 'yearAndImdbId'
+    | 'updateProviderFields'
+    | 'replaceCredits'
+    | 'replaceStudios'
+    | 'replaceRatings'
+  >;
+  artwork: Pick<ArtworkRepository, 'get' | 'setImage'>;
+}
+
+export type EnrichmentJobs = Pick<JobRunner, 'register' | 'enqueue' | 'wait'>;
+
 /**
  * Fills movie records from TMDb (overview, year, runtime, genres, ids, cast, directors, studios,
  * collection, artwork paths) and OMDb (ratings per source). A movie is found by its TMDb id, its
@@ -41,13 +58,11 @@ interface EnrichPayload {
  */
 export class EnrichmentService {
   constructor(
-    private readonly db: Db,
-    /**
-     * What enrichment stores of one movie, in one transaction: the artwork repository and, for the
-     * queries not yet in a repository (docs/architecture.md, "Known gaps"), the transaction itself.
-     */
-    private readonly store: UnitOfWork<{ trx: Db; artwork: ArtworkRepository }>,
-    private readonly jobs: JobRunner,
+    /** The movie as it is before enrichment (its ids, title and year find it at the providers). */
+    private readonly movies: Pick<MovieRepository, 'getById'>,
+    /** What enrichment stores of one movie: provider fields, credits, studios, ratings, artwork state. */
+    private readonly store: UnitOfWork<EnrichmentRepositories>,
+    private readonly jobs: EnrichmentJobs,
     private readonly clock: Clock,
     private readonly metadata: MovieMetadataPort | null,
     private readonly ratings: RatingsPort | null,
@@ -99,7 +114,7 @@ export class EnrichmentService {
     movieId: number,
     batch: EnrichmentBatch = { ratingsStopped: false, warnings: [] },
   ): Promise<'enriched' | 'not_found' | 'failed'> {
-    const movie = await this.db.selectFrom('movies').selectAll().where('id', '=', movieId).executeTakeFirst();
+    const movie = await this.movies.getById(movieId);
     if (movie === undefined) return 'not_found';
     let details: MovieDetails | null = null;
     if (this.metadata !== null) {
@@ -159,92 +174,28 @@ export class EnrichmentService {
     ratings: { source: string; value: string }[] | null,
   ): Promise<void> {
     const now = isoNow(this.clock);
-    await this.store.transaction(async ({ trx, artwork }) => {
+    await this.store.transaction(async ({ metadata, artwork }) => {
       if (details !== null) {
+        // A TMDb id another movie already holds is not taken (the column is unique): the rest is.
         const clash =
-          currentTmdbId === null
-            ? await trx
-                .selectFrom('movies')
-                .select('id')
-                .where('tmdb_id', '=', details.tmdbId)
-                .where('id', '!=', movieId)
-                .executeTakeFirst()
-            : undefined;
-        const current = await trx
-          .selectFrom('movies')
-          .select(['year', 'imdb_id'])
-          .where('id', '=', movieId)
-          .executeTakeFirstOrThrow();
-        await trx
-          .updateTable('movies')
-          .set({
-            ...(clash === undefined ? { tmdb_id: details.tmdbId } : {}),
-            original_title: details.originalTitle,
-            overview: details.overview,
-            tagline: details.tagline,
-            runtime_minutes: details.runtimeMinutes,
-            year: current.year ?? details.year,
-            imdb_id: current.imdb_id ?? details.imdbId,
-            genres_json: JSON.stringify(details.genres),
-            tmdb_collection_id: details.collection?.id ?? null,
-            tmdb_collection_name: details.collection?.name ?? null,
-            enriched_at: now,
-            updated_at: now,
-          })
-          .where('id', '=', movieId)
-          .execute();
-        await trx.deleteFrom('person_movie').where('movie_id', '=', movieId).execute();
-        const credits = [
-          ...details.cast
-            .slice(0, MAX_CAST)
-            .map((c) => ({ ...c, role: 'cast' as const, job: null, department: null })),
-          ...details.crew
-            .filter((c) => CREW_JOBS.has(c.job))
-            .map((c, i) => ({
-              tmdbId: c.tmdbId,
-              name: c.name,
-              character: null,
-              order: i,
-              profilePath: null,
-              role: 'crew' as const,
-              job: c.job,
-              department: c.department,
-            })),
-        ];
-        for (const credit of credits) {
-          const person = await trx
-            .insertInto('persons')
-            .values({ tmdb_id: credit.tmdbId, name: credit.name, profile_path: credit.profilePath })
-            .onConflict((oc) => oc.column('tmdb_id').doUpdateSet({ name: credit.name }))
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          await trx
-            .insertInto('person_movie')
-            .values({
-              person_id: person.id,
-              movie_id: movieId,
-              role: credit.role,
-              character: credit.character,
-              job: credit.job,
-              department: credit.department,
-              sort_order: credit.order,
-            })
-            .execute();
-        }
-        await trx.deleteFrom('movie_studio').where('movie_id', '=', movieId).execute();
-        for (const studio of details.studios) {
-          const row = await trx
-            .insertInto('studios')
-            .values({ tmdb_id: studio.tmdbId, name: studio.name })
-            .onConflict((oc) => oc.column('tmdb_id').doUpdateSet({ name: studio.name }))
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          await trx
-            .insertInto('movie_studio')
-            .values({ movie_id: movieId, studio_id: row.id })
-            .onConflict((oc) => oc.doNothing())
-            .execute();
-        }
+          currentTmdbId === null ? await metadata.otherWithTmdbId(details.tmdbId, movieId) : undefined;
+        const current = await metadata.yearAndImdbId(movieId);
+        await metadata.updateProviderFields(movieId, {
+          ...(clash === undefined ? { tmdb_id: details.tmdbId } : {}),
+          original_title: details.originalTitle,
+          overview: details.overview,
+          tagline: details.tagline,
+          runtime_minutes: details.runtimeMinutes,
+          year: current.year ?? details.year,
+          imdb_id: current.imdb_id ?? details.imdbId,
+          genres_json: JSON.stringify(details.genres),
+          tmdb_collection_id: details.collection?.id ?? null,
+          tmdb_collection_name: details.collection?.name ?? null,
+          enriched_at: now,
+          updated_at: now,
+        });
+        await metadata.replaceCredits(movieId, credits(details));
+        await metadata.replaceStudios(movieId, details.studios);
         const existing = await artwork.get(movieId);
         for (const [kind, path] of [
           ['poster', details.posterPath],
@@ -268,15 +219,28 @@ export class EnrichmentService {
           );
         }
       }
-      if (ratings !== null) {
-        await trx.deleteFrom('movie_ratings').where('movie_id', '=', movieId).execute();
-        for (const r of ratings) {
-          await trx
-            .insertInto('movie_ratings')
-            .values({ movie_id: movieId, source: r.source, value: r.value, fetched_at: now })
-            .execute();
-        }
-      }
+      if (ratings !== null) await metadata.replaceRatings(movieId, ratings, now);
     });
   }
+}
+
+/** The credits kept of a movie: the first MAX_CAST of the cast, then the crew of CREW_JOBS in order. */
+function credits(details: MovieDetails): MovieCredit[] {
+  return [
+    ...details.cast
+      .slice(0, MAX_CAST)
+      .map((c) => ({ ...c, role: 'cast' as const, job: null, department: null })),
+    ...details.crew
+      .filter((c) => CREW_JOBS.has(c.job))
+      .map((c, i) => ({
+        tmdbId: c.tmdbId,
+        name: c.name,
+        character: null,
+        order: i,
+        profilePath: null,
+        role: 'crew' as const,
+        job: c.job,
+        department: c.department,
+      })),
+  ];
 }
