@@ -64,6 +64,14 @@ module.exports = {
       to: { path: '^server/src/repositories/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'services-not-on-the-database',
+      severity: 'error',
+      comment:
+        'A service reaches the database only through repositories (and a UnitOfWork of them) handed in: it imports nothing of db/, not even a type (row types come from the repositories). services/index.ts, the composition root, builds them on the database.',
+      from: { path: CAPABILITY },
+      to: { path: '^server/src/db/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'An import cycle: one of the two should get what it needs passed in.',

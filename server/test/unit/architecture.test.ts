@@ -35,7 +35,7 @@ describe('architecture (dependency-cruiser over server/src)', () => {
     assert.deepEqual(await violations(repoRoot), []);
   });
 
-  it('the rules bite: a cycle, a domain file importing a service, a service on node:fs, a route on the database or the job runner, http on node:fs', async () => {
+  it('the rules bite: a cycle, a domain file importing a service, a service on node:fs or on db/, a route on the database or the job runner, http on node:fs', async () => {
     const files: Record<string, string> = {
       'server/src/domain/rule.ts':
         "import { run } from '../services/use-case.ts';\nexport const rule = () => run;\n",
@@ -57,6 +57,9 @@ describe('architecture (dependency-cruiser over server/src)', () => {
       'server/src/services/scan/typed.ts':
         "import type { Repo } from '../../repositories/repo.ts';\nexport const typed = (r: Repo) => r;\n",
       'server/src/repositories/repo.ts': 'export class Repo {}\n',
+      // A service on the database, even for a type only.
+      'server/src/services/metadata/on-db.ts':
+        "import type { db } from '../../db/database.ts';\nexport type OnDb = typeof db;\n",
       'server/src/services/loose.service.ts':
         "import { shelf } from './library/shelf.service.ts';\nexport const loose = shelf;\n",
     };
@@ -75,6 +78,7 @@ describe('architecture (dependency-cruiser over server/src)', () => {
       'capability-direction-library',
       'services-get-repositories',
       'services-not-in-folders',
+      'services-not-on-the-database',
     ]) {
       assert.ok(
         found.some((v) => v.startsWith(`${rule}:`)),
@@ -84,6 +88,12 @@ describe('architecture (dependency-cruiser over server/src)', () => {
     assert.ok(
       found.includes('routes-through-services: server/src/http/jobs.route.ts -> server/src/jobs/runner.ts'),
       `a route on the job runner not reported; found ${found.join('; ')}`,
+    );
+    assert.ok(
+      found.includes(
+        'services-not-on-the-database: server/src/services/metadata/on-db.ts -> server/src/db/database.ts',
+      ),
+      `a type-only import of db/ by a service not reported; found ${found.join('; ')}`,
     );
     assert.ok(
       !found.some((v) => v.startsWith('services-get-repositories: server/src/services/scan/typed.ts')),
