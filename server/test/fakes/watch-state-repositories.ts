@@ -1,0 +1,64 @@
+import type { MediaFileRow } from '../../src/repositories/media-file.repository.ts';
+import type { WatchStateRow } from '../../src/repositories/watch-state.repository.ts';
+
+/**
+ * The rows a resume position touches, in memory: media files (read by id) and watch_state (one row
+ * per media file, inserted or updated as SQLite's upsert does). One object plays both repositories
+ * WatchStateService is handed.
+ */
+export class FakeWatchStateTables {
+  mediaFiles: MediaFileRow[] = [];
+  states: WatchStateRow[] = [];
+  private nextId = 1;
+
+  addMediaFile(movieId: number | null, relativePath = `film-${this.nextId}.mkv`): number {
+    const id = this.nextId++;
+    this.mediaFiles.push({
+      id,
+      movie_id: movieId,
+      edition_id: null,
+      library_root_id: 1,
+      relative_path: relativePath,
+      size_bytes: 1000,
+      mtime_ms: 0,
+      fingerprint: null,
+      edition_label: null,
+      status: 'present',
+      analysis_status: 'not_analyzed',
+      capabilities_json: null,
+      analysis_error: null,
+      analyzed_size_bytes: null,
+      analyzed_fingerprint: null,
+      analyzed_at: null,
+      missing_since: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    return id;
+  }
+
+  // MediaFileRepository
+
+  async getById(id: number): Promise<MediaFileRow | undefined> {
+    const row = this.mediaFiles.find((f) => f.id === id);
+    return row === undefined ? undefined : { ...row };
+  }
+
+  // WatchStateRepository
+
+  async save(row: WatchStateRow, keepWatched: boolean): Promise<WatchStateRow> {
+    const existing = this.states.find((s) => s.media_file_id === row.media_file_id);
+    if (existing === undefined) this.states.push({ ...row });
+    else {
+      Object.assign(existing, {
+        movie_id: row.movie_id,
+        position_seconds: row.position_seconds,
+        ...(keepWatched ? {} : { watched: row.watched }),
+        updated_at: row.updated_at,
+      });
+    }
+    const saved = this.states.find((s) => s.media_file_id === row.media_file_id);
+    if (saved === undefined) throw new Error('watch_state row not written');
+    return { ...saved };
+  }
+}
