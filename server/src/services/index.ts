@@ -117,8 +117,12 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const ffprobe = new FfprobeAdapter({ path: deps.tools.ffprobe.path });
   const fs = new FileSystemAdapter();
-  const paths = new MediaPathService(fs);
-  const analysis = new AnalysisService(deps.db, ffprobe, fs, deps.clock, deps.tools.ffprobe.available);
+  // One symlink rule for walks, fingerprints, ffprobe, streams, subtitles and artwork.
+  const paths = new MediaPathService(fs, {
+    followSymlinks: deps.config.followSymlinks,
+    dataDir: deps.config.dataDir,
+  });
+  const analysis = new AnalysisService(deps.db, ffprobe, paths, deps.clock, deps.tools.ffprobe.available);
   const jobs = new JobRunner(deps.db, deps.clock);
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
@@ -151,6 +155,7 @@ export function buildServices(deps: ServiceDeps): Services {
     db: deps.db,
     jobs,
     fs,
+    paths,
     analysis,
     clock: deps.clock,
     fingerprint: fileFingerprint,

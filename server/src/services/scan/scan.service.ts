@@ -34,6 +34,7 @@ import {
   type SidecarFields,
   SubtitleSidecarRepository,
 } from '../../repositories/subtitle-sidecar.repository.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
 import type { AnalysisService } from './analysis.service.ts';
 
 interface ScanPayload {
@@ -55,6 +56,8 @@ export interface ScanDeps {
   db: Db;
   jobs: JobRunner;
   fs: FileSystemAdapter;
+  /** The library path rule: the walk applies it, and each file is checked again before it is read. */
+  paths: MediaPathService;
   analysis: AnalysisService;
   clock: Clock;
   fingerprint(path: string): Promise<string>;
@@ -179,6 +182,7 @@ export class ScanService {
       keepFile: (_rel, name) => isVideoFile(name) || isSubtitleFile(name),
       skipEntry: isSkippedEntryName,
       isIgnoreMarker,
+      links: this.deps.paths.rule,
       signal: ctx.signal,
     });
     for (const p of walk.problems) addError(p.path, p.error);
@@ -299,7 +303,9 @@ export class ScanService {
     signal: AbortSignal,
     nameOf: (relativePath: string) => ParsedMovieName,
   ): Promise<NewStagingRow> {
-    const fingerprint = await this.deps.fingerprint(file.absolutePath);
+    // Hashed and probed at the real path the rule approves now (as a stream will be), not the walk's.
+    const realPath = await this.deps.paths.resolveInsideRoot(rootPath, file.relativePath);
+    const fingerprint = await this.deps.fingerprint(realPath);
     const base = {
       scan_id: scanId,
       library_root_id: rootId,
@@ -320,7 +326,7 @@ export class ScanService {
     if (existing !== undefined) {
       // Same path, new size/mtime (or back from missing): same identity, re-analysed only if the content changed.
       const sameContent = existing.fingerprint === fingerprint && existing.analysis_status !== 'not_analyzed';
-      const analysis = sameContent ? null : await this.analyse(file.absolutePath, file.sizeBytes, signal);
+      const analysis = sameContent ? null : await this.analyse(realPath, file.sizeBytes, signal);
       return {
         ...base,
         ...noParse,
@@ -335,7 +341,7 @@ export class ScanService {
     if (moved !== undefined && !claimed.has(moved.id)) {
       claimed.add(moved.id);
       const keep = moved.analysis_status !== 'not_analyzed';
-      const analysis = keep ? null : await this.analyse(file.absolutePath, file.sizeBytes, signal);
+      const analysis = keep ? null : await this.analyse(realPath, file.sizeBytes, signal);
       return {
         ...base,
         ...noParse,
@@ -348,7 +354,7 @@ export class ScanService {
     }
     const parsed = nameOf(file.relativePath);
     const nfo = await this.readNfo(rootPath, file.relativePath);
-    const analysis = await this.analyse(file.absolutePath, file.sizeBytes, signal);
+    const analysis = await this.analyse(realPath, file.sizeBytes, signal);
     return {
       ...base,
       action: 'new',
