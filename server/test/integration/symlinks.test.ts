@@ -83,6 +83,9 @@ async function makeLayout(): Promise<Layout> {
   place(films.poster, join(alienFolder, 'poster.jpg'));
   place(films.one, join(dataDir, 'Smuggled (2004)', 'Smuggled (2004).mp4'));
   writeFileSync(join(dataDir, 'secret'), 'not for anyone');
+  // An NFO beside a followed film that leads into the data dir is not read either.
+  writeFileSync(join(dataDir, 'stolen.nfo'), '<movie><title>Stolen</title><year>1999</year></movie>');
+  symlinkSync(join(dataDir, 'stolen.nfo'), join(root, 'Escape (2002).nfo'));
 
   symlinkSync(escape, join(root, 'Escape (2002).mp4'));
   symlinkSync(join(outside, 'disk2'), join(root, 'Disk2'));

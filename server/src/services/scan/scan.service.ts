@@ -1,6 +1,5 @@
 import type { ScanCounts, ScanReport } from '@reelshelf/contract';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { type WalkedFile, walkDirectory } from '../../adapters/directory-walker.ts';
@@ -387,7 +386,10 @@ export class ScanService {
 
   private async readNfo(rootPath: string, relativePath: string): Promise<NfoInfo | null> {
     for (const candidate of nfoPathsFor(relativePath)) {
-      const text = await this.deps.text.read(join(rootPath, candidate), 1024 * 1024);
+      // Read only where the library path rule allows (never the data dir), like the film itself.
+      const real = await this.deps.paths.resolveInsideRoot(rootPath, candidate).catch(() => null);
+      if (real === null) continue;
+      const text = await this.deps.text.read(real, 1024 * 1024);
       if (text === null) continue;
       const parsed = parseNfo(text);
       if (parsed !== null) return parsed;
