@@ -11,9 +11,58 @@ const SERVICES = '^server/src/services/';
 const INFRASTRUCTURE = '^server/src/(repositories|adapters|providers|jobs|db)/';
 const DOMAIN = '^server/src/domain/';
 
+// The capability folders of services/ and which others each may import (docs/architecture.md). A
+// new capability (people, a Jellyfin API, DLNA, thumbnails) adds its line here.
+const CAPABILITIES = {
+  system: [],
+  library: ['system'],
+  metadata: ['library', 'system'],
+  scan: ['library', 'metadata', 'system'],
+  import: ['library', 'metadata', 'system'],
+  playback: ['library', 'system'],
+};
+const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
+
+/** One rule per capability: it imports only the capabilities declared for it. */
+const capabilityRules = Object.entries(CAPABILITIES).map(([name, allowed]) => {
+  const others = Object.keys(CAPABILITIES).filter((c) => c !== name && !allowed.includes(c));
+  return {
+    name: `capability-direction-${name}`,
+    severity: 'error',
+    comment: `services/${name}/ may use ${allowed.length === 0 ? 'no other capability' : allowed.join(', ')} (and domain, infrastructure); not ${others.join(', ')}.`,
+    from: { path: `^server/src/services/${name}/` },
+    to: { path: `^server/src/services/(${others.join('|')})/` },
+  };
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...capabilityRules,
+    {
+      name: 'services-not-in-folders',
+      severity: 'error',
+      comment:
+        'Every service lives in a capability folder; services/index.ts (the composition root) is the only file at the top.',
+      from: { path: '^server/src/services/[^/]+$', pathNot: '^server/src/services/index\\.ts$' },
+      to: { path: '^server/src/' },
+    },
+    {
+      name: 'capabilities-below-composition-root',
+      severity: 'error',
+      comment:
+        'A capability never imports the composition root: it gets what it needs through its constructor.',
+      from: { path: CAPABILITY },
+      to: { path: '^server/src/services/index\\.ts$' },
+    },
+    {
+      name: 'services-get-repositories',
+      severity: 'error',
+      comment:
+        'A service is handed its repositories (through its constructor, built by services/index.ts): it imports their types only, so it cannot `new` one. Unit tests hand in fakes (server/test/fakes).',
+      from: { path: CAPABILITY },
+      to: { path: '^server/src/repositories/', dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'no-circular',
       severity: 'error',

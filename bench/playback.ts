@@ -15,11 +15,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { LibraryResponse } from '@reelshelf/contract';
+import { findChromium } from '../scripts/chromium.mjs';
 
 const run = promisify(execFile);
 const repo = new URL('../', import.meta.url).pathname;
 
-const CHROMIUM = '/usr/bin/chromium';
+/** The Chromium the browser tests use too (scripts/chromium.mjs). */
+const CHROMIUM = findChromium();
 const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -646,8 +648,8 @@ function failure(recipe: Recipe, part: string, err: unknown): string {
  * <video>, and ffmpeg decoding the whole HLS presentation. `--quick`: 3-minute films.
  */
 export async function benchPlayback(): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    console.log(`${CHROMIUM} is not installed (apt-get install chromium): playback benchmark skipped`);
+  if (CHROMIUM.path === null) {
+    console.log(`no Chromium (${CHROMIUM.reason}): playback benchmark skipped`);
     return;
   }
   const quick = process.argv.includes('--quick') || process.env.npm_config_quick === 'true';
@@ -666,7 +668,7 @@ export async function benchPlayback(): Promise<void> {
   let failures = 0;
   try {
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM.path,
       headless: true,
       ignoreDefaultArgs: true,
       args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],

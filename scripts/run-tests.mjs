@@ -6,12 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { findChromium } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
 const only = process.argv.slice(2);
 
 function onPath(name) {
+  // The browser tests launch the Chromium this lookup finds (server/test/helpers/chromium.ts).
+  if (name === 'chromium') return findChromium().path !== null;
   // nginx lives in /usr/sbin, which a user's PATH often lacks.
   const dirs = [...(process.env.PATH ?? '').split(delimiter), ...(name === 'nginx' ? ['/usr/sbin'] : [])];
   for (const dir of dirs) {
@@ -32,13 +35,26 @@ function onPath(name) {
  * runs as root (a fresh CI machine); otherwise the run stops at once with the one command to run,
  * instead of hundreds of `spawn ffmpeg ENOENT` failures.
  */
-const PACKAGE_OF = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', chromium: 'chromium', nginx: 'nginx-light' };
+const PACKAGE_OF = {
+  ffmpeg: 'ffmpeg',
+  ffprobe: 'ffmpeg',
+  chromium: 'chromium',
+  nginx: 'nginx-light',
+  // The player matrix (test/helpers/player-matrix.ts): mpv, and VLC with the plugins that demux
+  // HLS/TS/MP4 and decode (vlc-bin alone has none).
+  mpv: 'mpv',
+  cvlc: 'vlc-bin',
+};
+/** Packages a tool needs besides its own. */
+const ALSO_NEEDS = { 'vlc-bin': ['vlc-plugin-base'] };
 
 function prepareMachine() {
   const missing = Object.keys(PACKAGE_OF).filter((name) => !onPath(name));
   if (missing.length === 0) return;
   // ffprobe comes in Debian's ffmpeg package.
-  const packages = [...new Set(missing.map((name) => PACKAGE_OF[name]))];
+  const packages = [
+    ...new Set(missing.flatMap((name) => [PACKAGE_OF[name], ...(ALSO_NEEDS[PACKAGE_OF[name]] ?? [])])),
+  ];
   const command = `apt-get install -y --no-install-recommends ${packages.join(' ')}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !onPath('apt-get')) {

@@ -1,19 +1,33 @@
 /**
  * The one error catalogue: every failure a client can see is an AppError with a stable snake_case
- * code, an HTTP status, a message a person can read and, where someone can act, a hint.
+ * code, an HTTP status, a message a person can read and, where someone can act, a hint. An AppError
+ * takes only a code listed here, and server/test/unit/error-catalogue.test.ts checks every code
+ * constructed in server/src is here and in docs/api.md's table.
  * Response bodies are the contract's ApiError (spec §2.10); extra members ride along in `extra`.
  */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, message: 'The request is not valid.' },
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  bad_request: { status: 400, message: 'The request could not be handled.' },
   unknown_device: { status: 400, message: 'Unknown device.' },
+  invalid_barcode: { status: 400, message: 'This is not a valid barcode.' },
+  import_invalid: { status: 400, message: 'The import has rows that cannot be imported.' },
+  not_playable: { status: 400, message: 'This file cannot play on this device.' },
   unsupported_media_type: { status: 415, message: 'This content type is not accepted here.' },
   unauthorized: { status: 401, message: 'Authentication is required.' },
   forbidden: { status: 403, message: 'This action is not allowed.' },
+  csrf_failed: { status: 403, message: 'The CSRF token is missing or does not match the session.' },
   not_found: { status: 404, message: 'Not found.' },
-  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  file_missing: { status: 404, message: 'The media file is missing.' },
+  barcode_not_found: { status: 404, message: 'No product is known under this barcode.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
+  slot_taken: { status: 409, message: 'This binder slot already holds a disc.' },
+  binder_full: { status: 409, message: 'This binder has no free slot.' },
+  already_owned: { status: 409, message: 'A disc with this barcode is already in the library.' },
+  ambiguous_match: { status: 409, message: 'Several movies match.' },
+  root_exists: { status: 409, message: 'This folder is already a library root.' },
+  root_overlaps: { status: 409, message: 'This folder overlaps another library root.' },
   subtitle_is_image: { status: 409, message: 'This subtitle track is pictures, not text: it has no WebVTT.' },
   precondition_failed: { status: 412, message: 'A precondition of the request does not hold.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
@@ -26,6 +40,8 @@ export const ERROR_CATALOGUE = {
   upstream_unavailable: { status: 502, message: 'An upstream service did not answer usably.' },
   service_unavailable: { status: 503, message: 'The service is not ready.' },
   conversions_busy: { status: 503, message: 'Every conversion slot of this server is in use.' },
+  artifact_building: { status: 503, message: 'The playback file is still being prepared.' },
+  artifact_unavailable: { status: 503, message: 'The playback file could not be prepared.' },
   internal_error: { status: 500, message: 'Something went wrong on the server.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -45,17 +61,17 @@ export interface AppErrorOptions {
 /** A failure with a stable code; thrown by services, rendered by the HTTP error handler. */
 export class AppError extends Error {
   override name = 'AppError';
-  readonly code: string;
+  readonly code: CatalogueCode;
   readonly status: number;
   readonly hint: string | undefined;
   readonly extra: ApiErrorExtra;
   readonly headers: Record<string, string>;
 
-  constructor(code: string, options: AppErrorOptions = {}) {
-    const known = code in ERROR_CATALOGUE ? ERROR_CATALOGUE[code as CatalogueCode] : undefined;
-    super(options.message ?? known?.message ?? code);
+  constructor(code: CatalogueCode, options: AppErrorOptions = {}) {
+    const known = ERROR_CATALOGUE[code];
+    super(options.message ?? known.message);
     this.code = code;
-    this.status = options.status ?? known?.status ?? 400;
+    this.status = options.status ?? known.status;
     this.hint = options.hint;
     this.extra = options.extra ?? {};
     this.headers = options.headers ?? {};

@@ -5,7 +5,7 @@ import { ProcessLock } from './adapters/process-lock.ts';
 import { SecretStore } from './adapters/secret-store.ts';
 import type { Config } from './config.ts';
 import { type OpenedDatabase, openDatabase } from './db/database.ts';
-import { buildHttpApp } from './http/app.ts';
+import { buildHttpApp, type HttpTimeouts } from './http/app.ts';
 import { buildServices, type Services } from './services/index.ts';
 import type { ScanDeps } from './services/scan/scan.service.ts';
 
@@ -32,6 +32,8 @@ export interface ServerOverrides {
   hlsSlowWarningMs?: number;
   /** Test seam: the watchers' quiet period (2 s) and how often roots are checked for coming back (60 s). */
   watchTimings?: { quietMs?: number; checkMs?: number };
+  /** Test seam: the HTTP server's slow-client limits (60 s for headers, 10 min for a request). */
+  httpTimeouts?: HttpTimeouts;
 }
 
 /** The composition root: opens storage, finds the media tools, builds services and the HTTP app. */
@@ -65,6 +67,7 @@ export async function createServer(
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     accelRedirect: config.accelRedirect,
+    ...(overrides.httpTimeouts === undefined ? {} : { timeouts: overrides.httpTimeouts }),
   });
   let closing: Promise<void> | null = null;
   return {

@@ -52,6 +52,11 @@ export interface AreaUsage {
   bytes: number;
 }
 
+export interface FolderUsage extends AreaUsage {
+  /** The newest modification time of a file below it (0 when it holds none). */
+  newestMtimeMs: number;
+}
+
 /** Temporary files of `writeAtomic` carry this marker; `list` and `usage` skip them. */
 const TEMP_MARK = '.tmp-';
 
@@ -327,7 +332,17 @@ export class DataStore {
 
   /** Files and bytes an area holds on disk, every subfolder included (temporary files too: they take space). */
   async usage(area: StorageArea): Promise<AreaUsage> {
-    const total: AreaUsage = { files: 0, bytes: 0 };
+    const { files, bytes } = await this.measure(area);
+    return { files, bytes };
+  }
+
+  /**
+   * Files, bytes and the newest modification time below a folder of the area (the whole area by
+   * default; a folder that is gone is empty): the playback cache sizes and dates each HLS
+   * presentation's folder with it.
+   */
+  async measure(area: StorageArea, relativeDir = ''): Promise<FolderUsage> {
+    const total: FolderUsage = { files: 0, bytes: 0, newestMtimeMs: 0 };
     const walk = async (dir: string): Promise<void> => {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
@@ -338,12 +353,23 @@ export class DataStore {
           if (s === null) continue;
           total.files++;
           total.bytes += s.size;
+          total.newestMtimeMs = Math.max(total.newestMtimeMs, s.mtimeMs);
         }
       }
     };
     // Entries are not followed through symlinks (Dirent): only what the area itself holds counts.
     const realBase = await this.realArea(area, false);
-    if (realBase !== null) await walk(realBase);
+    if (realBase === null) return total;
+    if (relativeDir === '') {
+      await walk(realBase);
+      return total;
+    }
+    const dir = await realpath(this.resolve(area, relativeDir)).catch(() => null);
+    if (dir === null) return total;
+    if (dir === realBase || !dir.startsWith(realBase + sep)) {
+      throw new StoragePathError(`${area}/${relativeDir} resolves outside the ${area} area`);
+    }
+    await walk(dir);
     return total;
   }
 

@@ -35,6 +35,15 @@ export interface HttpOptions {
   bodyLimitBytes: number;
   /** REELSHELF_ACCEL_REDIRECT: the nginx location complete files are handed to; null = sent in-process. */
   accelRedirect: string | null;
+  /** Test seam: the slow-client limits at a scale a test can wait for (production: the constants). */
+  timeouts?: HttpTimeouts;
+}
+
+/** How long a client may take to send its request headers, then its whole request; how often it is checked. */
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkMs: number;
 }
 
 /** Query strings and any credential-like parameter are scrubbed from logged URLs. */
@@ -62,6 +71,11 @@ export function forSerializer(schema: unknown): unknown {
 
 /** The HTTP application: plugins, the contract's schemas, and thin routes over the services. */
 export function buildHttpApp(services: Services, options: HttpOptions): FastifyInstance {
+  const timeouts = options.timeouts ?? {
+    headersMs: HEADERS_TIMEOUT_MS,
+    requestMs: REQUEST_TIMEOUT_MS,
+    checkMs: TIMEOUT_CHECK_MS,
+  };
   const app = Fastify({
     logger: {
       level: options.logLevel,
@@ -78,8 +92,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     // the whole request (an upload) within 10 minutes. Responses are never timed: a stream of a
     // two-hour film, or a paused player that stops reading, keeps its connection (no socket idle
     // timeout); an idle keep-alive connection closes after 72 s.
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkMs },
+    requestTimeout: timeouts.requestMs,
     connectionTimeout: 0,
   });
 

@@ -115,6 +115,38 @@ export function sendFile(
   return sendBody(request, reply, file, 0, size - 1);
 }
 
+/** Bytes made in memory (a playlist, an HLS WebVTT segment, a page asset) and their validators. */
+export interface ServedBytes {
+  body: Buffer | string;
+  /** A strong ETag (`"…"`). */
+  etag: string;
+  lastModified: Date | null;
+  contentType: string;
+}
+
+/**
+ * Bytes made in memory, under the same RFC 9110 preconditions as files (`applyPreconditions`: 304,
+ * 412, weak comparison for If-None-Match, lists, `*`). Range is not honoured (RFC 9110 §14.2 lets a
+ * server ignore it): these bodies are small, and a text one may be compressed on the way out, which
+ * a byte range of the identity bytes would not describe. HEAD answers as GET, without the body.
+ */
+export function sendBytes(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  served: ServedBytes,
+  cacheControl: string,
+): FastifyReply {
+  const checked = applyPreconditions(
+    request,
+    reply,
+    { etag: served.etag, lastModified: served.lastModified },
+    cacheControl,
+  );
+  if ('answered' in checked) return checked.answered;
+  reply.code(200).type(served.contentType);
+  return reply.send(request.method === 'HEAD' ? undefined : served.body);
+}
+
 /**
  * Hands a complete file to nginx (REELSHELF_ACCEL_REDIRECT, docs/deploy/README.md): the answer names
  * the file under nginx's `internal` location and carries no body; nginx sends the bytes with

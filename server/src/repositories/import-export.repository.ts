@@ -1,58 +1,22 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type {
-  BindersTable,
-  DiscEditionsTable,
-  MovieArtworkStateTable,
-  MoviesTable,
-  WatchStateTable,
-} from '../db/schema.ts';
-
-export type MovieRow = Selectable<MoviesTable>;
-export type EditionRow = Selectable<DiscEditionsTable>;
-export type BinderRow = Selectable<BindersTable>;
-export type ArtworkRow = Selectable<MovieArtworkStateTable>;
-export type WatchRow = Selectable<WatchStateTable>;
-
-export interface CopyRow {
-  id: number;
-  movie_id: number;
-  edition_id: number | null;
-  binder: string | null;
-  slot: string | null;
-  notes: string | null;
-}
-
-export interface RootRow {
-  id: number;
-  path: string;
-  name: string;
-  collection: string | null;
-}
-
-export interface MediaFileRow {
-  id: number;
-  movie_id: number | null;
-  edition_id: number | null;
-  root_path: string;
-  relative_path: string;
-  fingerprint: string | null;
-  size_bytes: number;
-  edition_label: string | null;
-}
-
-export interface CreditRow {
-  movie_id: number;
-  name: string;
-  /** `cast`, or `director` (a crew row whose job is Director). */
-  kind: 'cast' | 'director';
-}
+  ArtworkRow,
+  BinderRow,
+  CopyRow,
+  CreditRow,
+  EditionRow,
+  LibraryReads,
+  MediaFileRow,
+  MovieRow,
+  RootRow,
+  WatchRow,
+} from '../domain/import-export/library-rows.ts';
 
 /**
  * Whole-library reads for import (the snapshot a plan is made against) and export (the document).
  * Every list is in a stable order (ids, or billing order for credits).
  */
-export class ImportExportRepository {
+export class ImportExportRepository implements LibraryReads {
   constructor(private readonly db: Db) {}
 
   movies(): Promise<MovieRow[]> {

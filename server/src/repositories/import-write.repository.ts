@@ -1,99 +1,15 @@
-import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { MoviesTable } from '../db/schema.ts';
+import type {
+  ArtworkStateValues,
+  ImportWriter,
+  MoviePatch,
+  NewCopyRow,
+  NewEditionRow,
+  NewMediaFileRow,
+  NewMovieRow,
+  WatchValues,
+} from '../domain/import-export/import-writer.ts';
 import { LibraryRootRepository } from './library-root.repository.ts';
-
-export type MoviePatch = Updateable<MoviesTable>;
-export type NewMovieRow = Insertable<MoviesTable> & {
-  title: string;
-  year: number | null;
-  tmdb_id: number | null;
-  imdb_id: string | null;
-};
-export interface NewEditionRow {
-  movie_id: number;
-  label: string | null;
-  format: string | null;
-  barcode: string | null;
-  region: string | null;
-  created_at: string;
-}
-export interface NewCopyRow {
-  movie_id: number;
-  edition_id: number | null;
-  binder_id: number | null;
-  slot: string | null;
-  notes: string | null;
-  created_at: string;
-}
-export interface NewMediaFileRow {
-  movie_id: number;
-  edition_id: number | null;
-  library_root_id: number;
-  relative_path: string;
-  size_bytes: number;
-  fingerprint: string | null;
-  edition_label: string | null;
-  now: string;
-}
-export interface ArtworkStateValues {
-  poster_state: string;
-  poster_source: string | null;
-  poster_path: string | null;
-  backdrop_state: string;
-  backdrop_source: string | null;
-  backdrop_path: string | null;
-}
-export interface WatchValues {
-  position_seconds: number;
-  watched: number;
-  updated_at: string;
-}
-
-/**
- * Every write an import makes, one method each. The plan (services/import/import-plan.ts) only calls this
- * port; {@link ImportWriteRepository} runs it on a Kysely transaction, tests may record it.
- */
-export interface ImportWriter {
-  insertCollection(name: string, now: string): Promise<number>;
-  insertRoot(row: {
-    path: string;
-    name: string;
-    collection_id: number | null;
-    created_at: string;
-  }): Promise<number>;
-  updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void>;
-  insertBinder(name: string, capacity: number, now: string): Promise<number>;
-  setBinderCapacity(id: number, capacity: number): Promise<void>;
-  insertPerson(name: string): Promise<number>;
-  insertStudio(name: string): Promise<number>;
-  /** Many movies in one INSERT; RETURNING gives the rows in no promised order. */
-  insertMovies(
-    rows: NewMovieRow[],
-  ): Promise<
-    { id: number; title: string; year: number | null; tmdb_id: number | null; imdb_id: string | null }[]
-  >;
-  updateMovie(id: number, patch: MoviePatch): Promise<void>;
-  /** Many editions in one INSERT; RETURNING gives the rows in no promised order. */
-  insertEditions(rows: NewEditionRow[]): Promise<(Omit<NewEditionRow, 'created_at'> & { id: number })[]>;
-  updateEdition(
-    id: number,
-    patch: { label?: string; format?: string; region?: string; barcode?: string },
-  ): Promise<void>;
-  insertCopies(rows: NewCopyRow[]): Promise<void>;
-  setCopyNotes(id: number, notes: string): Promise<void>;
-  upsertRating(movieId: number, source: string, value: string, now: string): Promise<void>;
-  /** Replaces a movie's cast (or directors) with these people, in billing order. */
-  replaceCredits(movieId: number, kind: 'cast' | 'director', personIds: number[]): Promise<void>;
-  replaceStudios(movieId: number, studioIds: number[]): Promise<void>;
-  upsertArtwork(movieId: number, values: ArtworkStateValues, fetchedAt: string | null): Promise<void>;
-  insertMediaFile(row: NewMediaFileRow): Promise<number>;
-  moveMediaFile(
-    id: number,
-    values: { movie_id: number; edition_id?: number; updated_at: string },
-  ): Promise<void>;
-  upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void>;
-}
 
 /** The import's writes on one Kysely transaction (or database). */
 export class ImportWriteRepository implements ImportWriter {

@@ -15,6 +15,50 @@ export interface KnownFileRow {
   analysis_status: string;
 }
 
+/** What a commit writes of a staged file's analysis (nothing when the staged row keeps the stored one). */
+export interface ScannedAnalysis {
+  analysis_status?: string;
+  capabilities_json?: string | null;
+  analysis_error?: string | null;
+  analyzed_size_bytes?: number | null;
+  analyzed_fingerprint?: string | null;
+  analyzed_at?: string | null;
+}
+
+/** A changed or moved file as the commit leaves it: present, at this path, with this size and content. */
+export interface ScannedFileUpdate extends ScannedAnalysis {
+  relative_path: string;
+  size_bytes: number;
+  mtime_ms: number;
+  fingerprint: string | null;
+  updated_at: string;
+}
+
+/** A new file as the commit inserts it. */
+export interface NewScannedFile extends ScannedAnalysis {
+  library_root_id: number;
+  relative_path: string;
+  size_bytes: number;
+  mtime_ms: number;
+  fingerprint: string | null;
+  movie_id: number | null;
+  edition_label: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A movie a scan creates for files no movie matched (enrichment fills in the rest). */
+export interface NewScannedMovie {
+  title: string;
+  sort_title: string;
+  normalized_title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MovieCandidateRow {
   id: number;
   tmdb_id: number | null;
@@ -57,6 +101,31 @@ export class ScanRepository {
 
   async deleteStaging(scanId: number): Promise<void> {
     await this.db.deleteFrom('staging_media_files').where('scan_id', '=', scanId).execute();
+  }
+
+  /** A known file seen again (changed, moved or back from missing): present, with what the scan read. */
+  async updateScannedFile(id: number, values: ScannedFileUpdate): Promise<void> {
+    await this.db
+      .updateTable('media_files')
+      .set({ ...values, status: 'present', missing_since: null })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async insertScannedFile(row: NewScannedFile): Promise<void> {
+    await this.db
+      .insertInto('media_files')
+      .values({ ...row, status: 'present' })
+      .execute();
+  }
+
+  async insertMovie(row: NewScannedMovie): Promise<number> {
+    const res = await this.db
+      .insertInto('movies')
+      .values({ ...row, original_title: null, overview: null, runtime_minutes: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return res.id;
   }
 
   async movieCandidates(): Promise<MovieCandidateRow[]> {

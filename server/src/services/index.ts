@@ -6,6 +6,7 @@ import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { ImageDownloader } from '../adapters/image-downloader.ts';
 import { KeyframeReader } from '../adapters/keyframe-reader.ts';
+import { walkDirectory } from '../adapters/directory-walker.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
 import { folderIdentity, watchFolderTree } from '../adapters/folder-watcher.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
@@ -13,13 +14,28 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
+import { ArtifactRepository } from '../repositories/artifact.repository.ts';
+import { KeyframeIndexRepository } from '../repositories/keyframe-index.repository.ts';
+import { ImportExportRepository } from '../repositories/import-export.repository.ts';
+import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
+import { ArtworkRepository } from '../repositories/artwork.repository.ts';
+import { LibraryRepository } from '../repositories/library.repository.ts';
+import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
+import { MovieRepository } from '../repositories/movie.repository.ts';
+import { MediaFileRepository } from '../repositories/media-file.repository.ts';
 import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
+import { ScanRepository } from '../repositories/scan.repository.ts';
+import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
+import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
+import { ConversionSlots } from './playback/conversion-slots.ts';
+import { PlaybackCache } from './playback/playback-cache.ts';
 import { ReadyArtifactIndex } from './playback/artifact-index.ts';
 import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
 import { EnrichmentService } from './metadata/enrichment.service.ts';
+import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
 import { HlsService } from './playback/hls.service.ts';
 import { KeyframeIndexService } from './playback/keyframe-index.service.ts';
 import { ImportExportService } from './import/import-export.service.ts';
@@ -122,14 +138,21 @@ export function buildServices(deps: ServiceDeps): Services {
     followSymlinks: deps.config.followSymlinks,
     dataDir: deps.config.dataDir,
   });
-  const analysis = new AnalysisService(deps.db, ffprobe, paths, deps.clock, deps.tools.ffprobe.available);
+  const analysis = new AnalysisService(
+    new MediaFileRepository(deps.db),
+    ffprobe,
+    paths,
+    deps.clock,
+    deps.tools.ffprobe.available,
+  );
   const jobs = new JobRunner(deps.db, deps.clock);
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
     clock: deps.clock,
   });
   const artwork = new ArtworkService(
-    deps.db,
+    new ArtworkRepository(deps.db),
+    new LibraryRootRepository(deps.db),
     jobs,
     new ImageDownloader(),
     deps.clock,
@@ -138,29 +161,32 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const enrichment = new EnrichmentService(
     deps.db,
+    kyselyUnitOfWork(deps.db, (trx) => ({ trx, artwork: new ArtworkRepository(trx) })),
     jobs,
     deps.clock,
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     providers.omdb === null ? null : omdbPort(providers.omdb),
   );
-  /** New movies (from scans and imports) are enriched, then their artwork is fetched, in the background. */
-  const enrichInBackground = (movieIds: number[]) => {
-    void (async () => {
-      const jobId = await enrichment.queue(movieIds);
-      if (jobId !== null) await jobs.wait(jobId);
-      await artwork.start(movieIds);
-    })().catch(() => undefined);
-  };
+  // A new movie, whether a scan, an import or a scanned disc made it: enriched, then its artwork.
+  const newMovies = new NewMovieMetadata({ enrichment, artwork, jobs });
   const scans = new ScanService({
-    db: deps.db,
+    roots: new LibraryRootRepository(deps.db),
+    staging: new ScanRepository(deps.db),
+    commits: kyselyUnitOfWork(deps.db, (trx) => ({
+      scans: new ScanRepository(trx),
+      mediaFiles: new MediaFileRepository(trx),
+      roots: new LibraryRootRepository(trx),
+      sidecars: new SubtitleSidecarRepository(trx),
+    })),
     jobs,
     fs,
     paths,
+    walk: walkDirectory,
     analysis,
     clock: deps.clock,
     fingerprint: fileFingerprint,
     text: fs,
-    onMoviesCreated: enrichInBackground,
+    newMovies,
     afterStagingWrite: deps.afterStagingWrite,
   });
   const rootWatch = new RootWatchService({
@@ -173,42 +199,49 @@ export function buildServices(deps: ServiceDeps): Services {
     rescanIntervalMs: deps.config.rescanIntervalMs,
     ...deps.watchTimings,
   });
-  const roots = new WatchedLibraryRoots(rootWatch, deps.db, fs, deps.clock);
-  const movies = new MovieService(deps.db, deps.clock);
+  const roots = new WatchedLibraryRoots(
+    rootWatch,
+    new LibraryRootRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => new LibraryRootRepository(trx)),
+    fs,
+    deps.clock,
+  );
+  const movies = new MovieService(
+    new MovieRepository(deps.db),
+    kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx)),
+    deps.clock,
+  );
   const barcodes = new BarcodeService(
     deps.db,
+    kyselyUnitOfWork(deps.db, (trx) => ({ trx, movies: new MovieRepository(trx) })),
     deps.clock,
     movies,
     upcPort(providers.upc),
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
-    async (movieId) => {
-      // The scanned disc's movie is enriched at once (the person is looking at it), artwork after.
-      const batch = { ratingsStopped: false, warnings: [] as string[] };
-      if (enrichment.enabled) await enrichment.enrich(movieId, batch);
-      await artwork.start([movieId]);
-      return batch.warnings;
-    },
+    newMovies,
   );
-  const importExport = new ImportExportService(
-    deps.db,
-    deps.clock,
+  const importExport = new ImportExportService({
+    reads: new ImportExportRepository(deps.db),
+    store: kyselyUnitOfWork(deps.db, (trx) => ({
+      reads: new ImportExportRepository(trx),
+      writer: new ImportWriteRepository(trx),
+    })),
+    clock: deps.clock,
     fs,
-    async (movieIds) => {
-      // Imported movies are enriched in the background when a provider is configured, then get artwork.
-      const jobId = await enrichment.queue(movieIds);
-      if (jobId !== null) {
-        // (Artwork is not started once the server is closing: that refusal is no error of the import.)
-        void jobs
-          .wait(jobId)
-          .then(() => artwork.start(movieIds))
-          .catch(() => undefined);
-      }
-      return jobId;
-    },
+    newMovies,
     jobs,
-  );
+  });
+  // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
+  // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
+  const slots = new ConversionSlots(deps.config.maxConversions);
+  const playbackCache = new PlaybackCache({
+    usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
+    boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
+  });
+  const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
-    db: deps.db,
+    records: new ArtifactRepository(deps.db),
+    files: new LibraryRepository(deps.db),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -219,13 +252,20 @@ export function buildServices(deps: ServiceDeps): Services {
     index: readyArtifacts,
     clock: deps.clock,
     store,
-    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
+    slots,
+    cache: playbackCache,
   });
   // Copied video is cut at its keyframes, read once from the container's index and kept.
-  const keyframeSource = new KeyframeIndexService(deps.db, new KeyframeReader(ffprobe), paths, deps.clock);
-  const subtitleTracks = new SubtitleTrackService(deps.db);
+  const keyframeSource = new KeyframeIndexService(
+    mediaFiles,
+    new KeyframeIndexRepository(deps.db),
+    new KeyframeReader(ffprobe),
+    paths,
+    deps.clock,
+  );
+  const subtitleTracks = new SubtitleTrackService(mediaFiles, new SubtitleSidecarRepository(deps.db));
   const subtitles = new SubtitleVttService({
-    db: deps.db,
+    files: mediaFiles,
     tracks: subtitleTracks,
     paths,
     store,
@@ -240,8 +280,8 @@ export function buildServices(deps: ServiceDeps): Services {
     paths,
     keyframes: keyframeSource,
     store,
-    cacheBytes: deps.config.artifactCacheMb * 1024 * 1024,
-    maxJobs: deps.config.maxConversions,
+    slots,
+    cache: playbackCache,
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
     ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
@@ -252,7 +292,7 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
   artifacts.useHls(hls);
-  const library = new LibraryService(deps.db, editions, status);
+  const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {

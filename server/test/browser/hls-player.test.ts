@@ -3,7 +3,7 @@
 // from its own URL. Short generated clips keep the file well under a minute.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -251,7 +251,7 @@ async function playWholeFilm(page: Page, seconds: number, name: string): Promise
 
 describe(
   'the /movie player in Chromium: conversions through HLS, direct files from the file',
-  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)` },
+  { skip: browserSkip() },
   () => {
     let t: TestServer;
     let browser: Browser;
@@ -276,7 +276,7 @@ describe(
       ids = await registerFiles(t.server.database.db, media, files);
       await t.server.services.analysis.analyzePending();
       browser = await chromium.launch({
-        executablePath: CHROMIUM,
+        executablePath: chromiumExecutable(),
         headless: true,
         ignoreDefaultArgs: true,
         args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
@@ -303,7 +303,7 @@ describe(
         `${name}: the page never opens the progressive stream of a conversion (it would build the whole file)`,
       );
       const refused = requests.filter((r) => r.status === null || r.status >= 400);
-      const segments = requests.filter((r) => r.path.endsWith('.m4s'));
+      const segments = requests.filter((r) => /\.(m4s|ts)$/.test(r.path));
       assert.ok(segments.length > 0, `${name}: segments were loaded`);
       const slowest = segments.reduce((a, b) => (b.firstByteMs > a.firstByteMs ? b : a));
       console.log(
@@ -331,7 +331,7 @@ describe(
         { timeoutMs: 10_000 },
       );
       assert.deepEqual(
-        requests.filter((r) => /\.(m4s|mp4)$/.test(r.path)),
+        requests.filter((r) => /\.(m4s|mp4|ts)$/.test(r.path)),
         [],
         'no segment is fetched before play',
       );
@@ -412,7 +412,7 @@ describe(
         () => `hls.audioTrack to become ${french} (${JSON.stringify(last)})`,
         { timeoutMs: 5_000 },
       );
-      const segment = new RegExp(`/hls/${frenchRendition}/\\d+\\.m4s$`);
+      const segment = new RegExp(`/hls/${frenchRendition}/\\d+\\.(m4s|ts)$`);
       await waitFor(
         () => requests.find((r) => r.at >= switchedAt && segment.test(r.path) && r.status === 200),
         () =>
@@ -457,7 +457,7 @@ describe(
     it('a segment answered 503 + Retry-After is retried until it comes; a refused playlist is reported', async () => {
       // The first two answers for the first video segment are the engine's "still converting".
       let refused = 0;
-      await page.route(/\/hls\/v\/0\.m4s\?/, async (route) => {
+      await page.route(/\/hls\/v\/0\.(m4s|ts)\?/, async (route) => {
         if (refused >= 2) return route.continue();
         refused++;
         return route.fulfill({
@@ -485,7 +485,7 @@ describe(
         assert.equal(refused, 2);
         console.log(`# two 503s on the first segment: playing after ${Date.now() - started} ms`);
       } finally {
-        await page.unroute(/\/hls\/v\/0\.m4s\?/);
+        await page.unroute(/\/hls\/v\/0\.(m4s|ts)\?/);
       }
 
       // A 4xx is not retried: the player stops and says why in the status line.

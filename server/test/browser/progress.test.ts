@@ -1,7 +1,7 @@
 // Progress bars in a real browser (Debian's Chromium via playwright-core): the scan page's bar moves
 // while a real scan runs and ends full; the import page's bar ends full after an import.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { ReelshelfClient } from '../../../client/src/index.ts';
 import { bundledToolPath, findOnPath } from '../../src/adapters/media-tools.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 
 const CHROMIUM_FLAGS = chromiumFlags();
 const FILES = 80;
@@ -69,107 +69,103 @@ async function watchBar(
   }
 }
 
-describe(
-  'progress bars in Chromium',
-  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)` },
-  () => {
-    let t: TestServer;
-    let client: ReelshelfClient;
-    let browser: Browser;
-    let page: Page;
-    let media: string;
-    let profile: string;
-    const errors: string[] = [];
+describe('progress bars in Chromium', { skip: browserSkip() }, () => {
+  let t: TestServer;
+  let client: ReelshelfClient;
+  let browser: Browser;
+  let page: Page;
+  let media: string;
+  let profile: string;
+  const errors: string[] = [];
 
-    before(async () => {
-      media = mkdtempSync(join(tmpdir(), 'reelshelf-progress-media-'));
-      profile = mkdtempSync(join(tmpdir(), 'reelshelf-progress-chromium-'));
-      await makeMediaTree(join(media, 'shelf'), FILES);
-      rmSync(join(media, 'shelf', '.seed'), { recursive: true, force: true });
-      t = await startTestServer({ REELSHELF_FFPROBE: slowFfprobe(media) });
-      client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        ignoreDefaultArgs: true,
-        args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
-      });
-      page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-      page.on('pageerror', (err) => errors.push(err.message));
-      await signIn(page, t.url, t.token);
+  before(async () => {
+    media = mkdtempSync(join(tmpdir(), 'reelshelf-progress-media-'));
+    profile = mkdtempSync(join(tmpdir(), 'reelshelf-progress-chromium-'));
+    await makeMediaTree(join(media, 'shelf'), FILES);
+    rmSync(join(media, 'shelf', '.seed'), { recursive: true, force: true });
+    t = await startTestServer({ REELSHELF_FFPROBE: slowFfprobe(media) });
+    client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+    browser = await chromium.launch({
+      executablePath: chromiumExecutable(),
+      headless: true,
+      ignoreDefaultArgs: true,
+      args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
     });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.on('pageerror', (err) => errors.push(err.message));
+    await signIn(page, t.url, t.token);
+  });
 
-    after(async () => {
-      await browser?.close();
-      await t?.close();
-      for (const dir of [media, profile]) if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    for (const dir of [media, profile]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
-    it('scan page: the bar moves while the scan runs and ends full', async () => {
-      const root = await client.createLibraryRoot({ path: join(media, 'shelf'), name: 'Progress shelf' });
-      await page.goto(`${t.url}/scan`);
-      const box = `.scan-progress[data-root-id="${root.id}"]`;
-      assert.equal(await page.locator(`${box} progress`).isVisible(), false, 'no bar before a scan');
-      await page.getByRole('button', { name: 'Scan Progress shelf now' }).click();
-      const readings = await watchBar(page, `${box} progress`, `${box} [role="status"]`, /Scan finished/);
+  it('scan page: the bar moves while the scan runs and ends full', async () => {
+    const root = await client.createLibraryRoot({ path: join(media, 'shelf'), name: 'Progress shelf' });
+    await page.goto(`${t.url}/scan`);
+    const box = `.scan-progress[data-root-id="${root.id}"]`;
+    assert.equal(await page.locator(`${box} progress`).isVisible(), false, 'no bar before a scan');
+    await page.getByRole('button', { name: 'Scan Progress shelf now' }).click();
+    const readings = await watchBar(page, `${box} progress`, `${box} [role="status"]`, /Scan finished/);
 
-      const running = readings.filter((r) => r.text.startsWith('Scanning:') && !r.hidden);
-      const counted = running.filter((r) => r.max === FILES);
-      assert.ok(counted.length > 0, `the bar showed the file count: ${JSON.stringify(readings.slice(0, 5))}`);
-      for (const [i, r] of counted.entries()) {
-        assert.ok(r.value >= 0 && r.value <= r.max, JSON.stringify(r));
-        if (i > 0) assert.ok(r.value >= (counted[i - 1]?.value ?? 0), 'the bar never goes back');
-      }
-      const distinct = new Set(counted.map((r) => r.value));
-      assert.ok(distinct.size >= 2, `the bar moved while the scan ran: ${JSON.stringify([...distinct])}`);
-      assert.ok(
-        counted.some((r) => r.value > 0 && r.value < r.max),
-        'a reading part-way through',
-      );
-      assert.ok(
-        counted.some((r) => /^Scanning: \d+ of 80 files \(\d+%\)\.$/.test(r.text)),
-        'the text says the count and the percent',
-      );
+    const running = readings.filter((r) => r.text.startsWith('Scanning:') && !r.hidden);
+    const counted = running.filter((r) => r.max === FILES);
+    assert.ok(counted.length > 0, `the bar showed the file count: ${JSON.stringify(readings.slice(0, 5))}`);
+    for (const [i, r] of counted.entries()) {
+      assert.ok(r.value >= 0 && r.value <= r.max, JSON.stringify(r));
+      if (i > 0) assert.ok(r.value >= (counted[i - 1]?.value ?? 0), 'the bar never goes back');
+    }
+    const distinct = new Set(counted.map((r) => r.value));
+    assert.ok(distinct.size >= 2, `the bar moved while the scan ran: ${JSON.stringify([...distinct])}`);
+    assert.ok(
+      counted.some((r) => r.value > 0 && r.value < r.max),
+      'a reading part-way through',
+    );
+    assert.ok(
+      counted.some((r) => /^Scanning: \d+ of 80 files \(\d+%\)\.$/.test(r.text)),
+      'the text says the count and the percent',
+    );
 
-      const last = readings.at(-1);
-      assert.ok(last !== undefined);
-      assert.equal(last.hidden, false, 'the finished bar stays visible');
-      assert.equal(last.max, FILES);
-      assert.equal(last.value, FILES, 'and full');
-      assert.match(last.text, new RegExp(`found ${FILES}, new ${FILES}`));
+    const last = readings.at(-1);
+    assert.ok(last !== undefined);
+    assert.equal(last.hidden, false, 'the finished bar stays visible');
+    assert.equal(last.max, FILES);
+    assert.equal(last.value, FILES, 'and full');
+    assert.match(last.text, new RegExp(`found ${FILES}, new ${FILES}`));
 
-      // A reload shows the committed scan's bar full as well (server-rendered).
-      const report = await client.getScan(Number(await page.locator(box).getAttribute('data-scan-id')));
-      await page.goto(`${t.url}/scan?scan=${report.id}`);
-      const reloaded = page.locator(`${box} progress`);
-      assert.equal(await reloaded.isVisible(), true);
-      assert.equal(await reloaded.getAttribute('value'), String(FILES));
-      assert.equal(await reloaded.getAttribute('max'), String(FILES));
-      assert.deepEqual(errors, []);
-    });
+    // A reload shows the committed scan's bar full as well (server-rendered).
+    const report = await client.getScan(Number(await page.locator(box).getAttribute('data-scan-id')));
+    await page.goto(`${t.url}/scan?scan=${report.id}`);
+    const reloaded = page.locator(`${box} progress`);
+    assert.equal(await reloaded.isVisible(), true);
+    assert.equal(await reloaded.getAttribute('value'), String(FILES));
+    assert.equal(await reloaded.getAttribute('max'), String(FILES));
+    assert.deepEqual(errors, []);
+  });
 
-    it('import page: the bar is shown during the upload and ends full', async () => {
-      const rows = Array.from(
-        { length: 3000 },
-        (_, i) => `Progress Film ${i},${1950 + (i % 70)},C${i % 9},${i}`,
-      );
-      const file = join(media, 'collection.csv');
-      writeFileSync(file, `Title,Year,Binder,Slot\n${rows.join('\n')}\n`);
-      await page.goto(`${t.url}/import`);
-      const bar = page.locator('#import-progress');
-      assert.equal(await bar.isVisible(), false, 'no bar before a file is sent');
-      await page.getByLabel('File (CSV or JSON, up to 40 MiB)').setInputFiles(file);
-      await page.getByRole('button', { name: 'Check file' }).click();
-      await page.locator('#import-status', { hasText: 'The file is good' }).waitFor({ timeout: 30_000 });
-      await page.getByRole('button', { name: 'Import' }).click();
-      const readings = await watchBar(page, '#import-progress', '#import-status', /^Imported:/);
-      const last = readings.at(-1);
-      assert.ok(last !== undefined);
-      assert.equal(last.hidden, false);
-      assert.equal(last.determinate, true);
-      assert.equal(last.value, last.max, 'full once imported');
-      assert.match(last.text, /3000 new movies/);
-      assert.deepEqual(errors, []);
-    });
-  },
-);
+  it('import page: the bar is shown during the upload and ends full', async () => {
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `Progress Film ${i},${1950 + (i % 70)},C${i % 9},${i}`,
+    );
+    const file = join(media, 'collection.csv');
+    writeFileSync(file, `Title,Year,Binder,Slot\n${rows.join('\n')}\n`);
+    await page.goto(`${t.url}/import`);
+    const bar = page.locator('#import-progress');
+    assert.equal(await bar.isVisible(), false, 'no bar before a file is sent');
+    await page.getByLabel('File (CSV or JSON, up to 40 MiB)').setInputFiles(file);
+    await page.getByRole('button', { name: 'Check file' }).click();
+    await page.locator('#import-status', { hasText: 'The file is good' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Import' }).click();
+    const readings = await watchBar(page, '#import-progress', '#import-status', /^Imported:/);
+    const last = readings.at(-1);
+    assert.ok(last !== undefined);
+    assert.equal(last.hidden, false);
+    assert.equal(last.determinate, true);
+    assert.equal(last.value, last.max, 'full once imported');
+    assert.match(last.text, /3000 new movies/);
+    assert.deepEqual(errors, []);
+  });
+});

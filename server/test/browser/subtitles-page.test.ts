@@ -4,7 +4,7 @@
 // which must not add the HLS master's SUBTITLES renditions (the same tracks) a second time.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { moviePage } from '../../src/http/pages/movie.page.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { CHROMIUM, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -230,7 +230,7 @@ async function activeCuesAt(page: Page, at: number, what: string): Promise<Video
 
 describe(
   'subtitles on the /movie page in Chromium: a <track> for every text track, the default one showing',
-  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)` },
+  { skip: browserSkip() },
   () => {
     let t: TestServer;
     let browser: Browser;
@@ -259,7 +259,7 @@ describe(
       }
       assert.deepEqual(Object.keys(movies).sort(), ['Direct', 'Talking'], JSON.stringify(library.items));
       browser = await chromium.launch({
-        executablePath: CHROMIUM,
+        executablePath: chromiumExecutable(),
         headless: true,
         ignoreDefaultArgs: true,
         args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],

@@ -1,7 +1,33 @@
 import type { Page } from 'playwright-core';
+import { findChromium } from '../../../scripts/chromium.mjs';
 
-/** Debian's Chromium, as every browser test and the playback bench start it. */
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * The Chromium every browser test launches, found as `npm test`'s prelude and the playback bench
+ * find it (scripts/chromium.mjs: REELSHELF_CHROMIUM, else chromium / chromium-browser on the PATH).
+ */
+export const CHROMIUM = findChromium();
+
+/** On CI a browser test never skips: a suite that passes by not running is not a pass. */
+const onCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+
+/**
+ * For `describe(name, { skip: browserSkip() }, …)`: false when Chromium is there; the reason when it
+ * is not, except on CI (`CI=true`), where the suite runs and fails at launch saying why.
+ */
+export function browserSkip(): string | false {
+  if (CHROMIUM.path !== null || onCi) return false;
+  return `no Chromium: ${CHROMIUM.reason}`;
+}
+
+/** The executable to launch; throws with where it was looked for when there is none. */
+export function chromiumExecutable(): string {
+  if (CHROMIUM.path === null) {
+    throw new Error(
+      `no Chromium for the browser tests${onCi ? ' (CI: not skipped)' : ''}: ${CHROMIUM.reason}`,
+    );
+  }
+  return CHROMIUM.path;
+}
 
 /**
  * Headless, no sandbox (tests run as root), and none of Chromium's own network traffic (this

@@ -148,7 +148,7 @@ export interface CheckedMediaPlaylist {
   mapUri: string;
 }
 
-/** A VOD fMP4 media playlist; throws an HlsCheckError naming every rule it breaks. */
+/** A VOD media playlist (fMP4, MPEG-TS or WebVTT); throws an HlsCheckError naming every rule it breaks. */
 export function checkMediaPlaylist(text: string): CheckedMediaPlaylist {
   const violations = new Violations();
   const all = events(text);
@@ -189,7 +189,9 @@ export function checkMediaPlaylist(text: string): CheckedMediaPlaylist {
   const uris = all
     .filter((event) => event.type === 'uri')
     .map((event) => (event.uri ?? '').split('?')[0] ?? '');
-  const webVtt = uris.length > 0 && uris.every((uri) => uri.endsWith('.vtt'));
+  // fMP4 segments need their init section; WebVTT segments (a subtitles rendition) have none, and
+  // MPEG-TS segments carry their own PAT and PMT.
+  const selfContained = uris.length > 0 && uris.every((uri) => uri.endsWith('.vtt') || uri.endsWith('.ts'));
   const segments: { uri: string; duration: number }[] = [];
   let mapUri: string | null = null;
   let pendingDuration: number | null = null;
@@ -202,8 +204,7 @@ export function checkMediaPlaylist(text: string): CheckedMediaPlaylist {
     } else if (event.tagType === 'inf') {
       if (pendingDuration !== null) violations.add('extinf-uri', 'an EXTINF without a URI (§4.3.2.1)');
       pendingDuration = event.duration ?? Number.NaN;
-      // fMP4 segments need their init section; WebVTT segments (a subtitles rendition) have none.
-      if (mapUri === null && !webVtt) {
+      if (mapUri === null && !selfContained) {
         violations.add('map', 'EXT-X-MAP must come before the first segment (§4.3.2.5)');
       }
     } else if (event.type === 'uri') {

@@ -136,8 +136,10 @@ async function packetTimes(
       'csv=p=0',
       path,
     ]);
+    // MPEG-TS packets carry side data (their stream id), which the csv writer prints after a comma.
     return stdout
       .split('\n')
+      .map((l) => l.split(',')[0] ?? '')
       .filter((l) => l.trim() !== '')
       .map(Number)
       .sort((a, b) => a - b);

@@ -16,6 +16,7 @@ import { DataStore } from '../../src/adapters/data-store.ts';
 import { FfmpegAdapter } from '../../src/adapters/ffmpeg.ts';
 import { FileSystemAdapter } from '../../src/adapters/file-system.ts';
 import type { SubtitleTrack } from '../../src/domain/subtitles/subtitle-track.ts';
+import { MediaFileRepository } from '../../src/repositories/media-file.repository.ts';
 import { MediaPathService } from '../../src/services/library/media-path.service.ts';
 import { SubtitleVttService } from '../../src/services/playback/subtitle-vtt.service.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
@@ -400,7 +401,7 @@ describe('subtitle tracks as WebVTT', () => {
         const real = new FfmpegAdapter(t.server.tools.ffmpeg.path);
         const runs: string[][] = [];
         const service = new SubtitleVttService({
-          db: t.server.database.db,
+          files: new MediaFileRepository(t.server.database.db),
           tracks: t.server.services.subtitleTracks,
           paths: new MediaPathService(new FileSystemAdapter(), { followSymlinks: true, dataDir }),
           store: new DataStore(dataDir),

@@ -384,6 +384,8 @@ export function buildArtifactArgs(input: ArtifactInput): string[] {
 export function buildRemuxFromHlsArgs(input: {
   video: string | null;
   audio: string | null;
+  /** The audio rendition's codec: AAC from MPEG-TS segments is ADTS, which MP4 stores without its headers. */
+  audioCodec?: string | null;
   output: string;
 }): string[] {
   const args = [...COMMON_ARGS];
@@ -403,6 +405,8 @@ export function buildRemuxFromHlsArgs(input: {
     ...maps,
     '-c',
     'copy',
+    // A no-op on AAC that has no ADTS headers (fMP4 segments).
+    ...(input.audio !== null && input.audioCodec === 'aac' ? ['-bsf:a', 'aac_adtstoasc'] : []),
     '-map_metadata',
     '-1',
     '-movflags',

@@ -1,11 +1,12 @@
 /**
  * The ffmpeg argv of one HLS conversion run: from a segment boundary to the end of the film, each
- * rendition (the video, every audio track) written as a fragmented MP4 to its own pipe (fd 3, 4, …),
- * which Node cuts into segments (Fmp4Splitter). Pure.
+ * rendition (the video, every audio track) written to its own pipe (fd 3, 4, …) as MPEG-TS or a
+ * fragmented MP4 (the plan's container), which Node cuts into segments (SegmentSplitter). Pure.
  *
  * Timestamps are the source's own (`-copyts`, `-seek_timestamp`), shifted by a constant
  * {@link HLS_TIMESTAMP_OFFSET_SECONDS} so an AAC encoder's priming samples never fall below zero,
- * and written into every fragment's `tfdt` (`frag_discont` with an edit list): a run started at
+ * and written into every PES (`-mpegts_copyts`) or every fragment's `tfdt` (`frag_discont` with an
+ * edit list): a run started at
  * segment 40 after a seek writes exactly the times a run from the start writes there, so segments of
  * two runs join without a gap or a jump. Encoded video has no B-frames (decode time = presentation
  * time) and keyframes forced exactly at the segment boundaries.
@@ -25,7 +26,7 @@ import {
   videoGraph,
 } from '../ffmpeg/artifact-command.ts';
 import { ffmpegPath } from '../ffmpeg/filter-escape.ts';
-import type { HlsPlan } from './hls-plan.ts';
+import type { HlsContainer, HlsPlan } from './hls-plan.ts';
 
 export const HLS_TIMESTAMP_OFFSET_SECONDS = 10;
 /** Audio fragments are this long (µs), so a segment boundary falls within a quarter second of a cut. */
@@ -55,7 +56,34 @@ function seconds(value: number): string {
   return value.toFixed(6).replace(/\.?0+$/, '') || '0';
 }
 
-function outputTail(fd: number, strict: Strictness, extraFlags: string, fragment: string[]): string[] {
+function outputTail(
+  fd: number,
+  strict: Strictness,
+  container: HlsContainer,
+  extraFlags: string,
+  fragment: string[],
+  tsExtra: string[] = [],
+): string[] {
+  if (container === 'mpegts') {
+    return [
+      '-map_metadata',
+      '-1',
+      '-map_chapters',
+      '-1',
+      ...(strict === 'normal' ? [] : ['-strict', strict]),
+      '-max_muxing_queue_size',
+      '4096',
+      '-output_ts_offset',
+      String(HLS_TIMESTAMP_OFFSET_SECONDS),
+      // The times as they are (the muxer would add its 0.7 s delay to every PTS and DTS).
+      '-mpegts_copyts',
+      '1',
+      ...tsExtra,
+      '-f',
+      'mpegts',
+      `pipe:${fd}`,
+    ];
+  }
   return [
     '-map_metadata',
     '-1',
@@ -111,7 +139,11 @@ export function buildHlsRunArgs(input: HlsRunInput): HlsRun {
   if (plan.video !== null && caps.video !== null) {
     if (plan.video === 'copy') {
       const part = copyVideo(plan, caps);
-      args.push(...part.maps, ...part.codec, ...outputTail(fd, part.strict, '+frag_keyframe', []));
+      args.push(
+        ...part.maps,
+        ...part.codec,
+        ...outputTail(fd, part.strict, plan.container, '+frag_keyframe', []),
+      );
     } else {
       const burn = plan.video.burnSubtitle;
       args.push(
@@ -120,7 +152,7 @@ export function buildHlsRunArgs(input: HlsRunInput): HlsRun {
         '-map',
         '[vout]',
         ...encodedVideoArgs(plan.video, input),
-        ...outputTail(fd, 'normal', '+frag_keyframe', []),
+        ...outputTail(fd, 'normal', plan.container, '+frag_keyframe', []),
       );
     }
     outputs.push('v');
@@ -136,7 +168,16 @@ export function buildHlsRunArgs(input: HlsRunInput): HlsRun {
       ...codec,
       '-metadata:s:a:0',
       `language=${source.language ?? 'und'}`,
-      ...outputTail(fd, strict, '', ['-frag_duration', String(AUDIO_FRAGMENT_MICROSECONDS)]),
+      ...outputTail(
+        fd,
+        strict,
+        plan.container,
+        '',
+        ['-frag_duration', String(AUDIO_FRAGMENT_MICROSECONDS)],
+        // The PAT and PMT before every audio PES, so a segment starts with them wherever it is cut
+        // (video gets them before every keyframe, where its segments start).
+        ['-pat_period', '0.001'],
+      ),
     );
     outputs.push(`a${rendition.track}`);
     fd++;

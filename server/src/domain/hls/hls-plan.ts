@@ -32,7 +32,21 @@ export interface HlsAudioRendition {
   bitrate: number;
 }
 
+/**
+ * The segments' container. MPEG-TS wherever it carries every rendition: FFmpeg's HLS demuxer up to
+ * 7.0 — and so mpv, Kodi, Jellyfin Media Player and other libavformat players — cannot seek in fMP4
+ * HLS (on a seek it resets the stream position under its MP4 demuxer, whose fragment index then
+ * points into the wrong bytes; docs/hls.md), while its MPEG-TS demuxer handles the seek. fMP4 for
+ * the rest (HEVC, AV1, Dolby Vision, Opus, FLAC, ALAC), which HLS carries only in fMP4.
+ */
+export type HlsContainer = 'mpegts' | 'fmp4';
+
+/** What HLS carries in MPEG-TS (RFC 8216 §3.2; Apple's authoring spec) and hls.js reads from it. */
+const TS_VIDEO = new Set(['h264']);
+const TS_AUDIO = new Set(['aac', 'ac3', 'eac3', 'mp3']);
+
 export interface HlsPlan {
+  container: HlsContainer;
   video: 'copy' | VideoEncodePlan | null;
   /** Sample-entry tag of copied video (`hvc1`…), null = ffmpeg's default. */
   videoTag: string | null;
@@ -123,7 +137,13 @@ export function planHls(input: {
   }
   const first = audio[0];
   if (first !== undefined && !audio.some((r) => r.isDefault)) first.isDefault = true;
+  const videoCodec = video === null ? null : video === 'copy' ? (caps.video?.codec ?? null) : video.codec;
+  const inTs =
+    (videoCodec === null ? video === null : TS_VIDEO.has(videoCodec)) &&
+    (plan?.videoStrip ?? null) === null &&
+    audio.every((rendition) => TS_AUDIO.has(rendition.codec));
   return {
+    container: inTs ? 'mpegts' : 'fmp4',
     video,
     videoTag,
     videoStrip: plan?.videoStrip ?? null,
@@ -135,4 +155,15 @@ export function planHls(input: {
 /** Rendition ids used in URLs and file names: `v`, `a0`, `a1`… (audio by source track). */
 export function renditionIds(plan: HlsPlan): string[] {
   return [...(plan.video === null ? [] : ['v']), ...plan.audio.map((a) => `a${a.track}`)];
+}
+
+/**
+ * The names of a rendition's files in URLs (`<index><segment>`): the extension says the container to
+ * players that go by it. MPEG-TS segments carry their own PAT and PMT, so the playlist names no
+ * initialization section (an EXT-X-MAP of them would restart the tables' continuity counters in
+ * front of every segment a player reads after a seek). On disk they are `init.mp4` and
+ * `<index>.m4s` whatever the container (players read the bytes, which say it).
+ */
+export function hlsFileNames(container: HlsContainer): { init: string | null; segment: string } {
+  return container === 'mpegts' ? { init: null, segment: '.ts' } : { init: 'init.mp4', segment: '.m4s' };
 }

@@ -7,7 +7,8 @@ import type { HlsSegment } from './segment-plan.ts';
 
 export interface MediaPlaylistInput {
   segments: HlsSegment[];
-  initUri: string;
+  /** The EXT-X-MAP; null for MPEG-TS segments that carry their own PAT and PMT. */
+  initUri: string | null;
   segmentUri(index: number): string;
 }
 
@@ -79,8 +80,8 @@ export function renderMediaPlaylist(input: MediaPlaylistInput): string {
     '#EXT-X-MEDIA-SEQUENCE:0',
     '#EXT-X-PLAYLIST-TYPE:VOD',
     '#EXT-X-INDEPENDENT-SEGMENTS',
-    `#EXT-X-MAP:URI="${checkedUri(input.initUri)}"`,
   ];
+  if (input.initUri !== null) lines.push(`#EXT-X-MAP:URI="${checkedUri(input.initUri)}"`);
   input.segments.forEach((segment, position) => {
     lines.push(`#EXTINF:${durations[position]},`, checkedUri(input.segmentUri(segment.index)));
   });

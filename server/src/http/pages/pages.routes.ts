@@ -27,6 +27,7 @@ import { importPage } from './import.page.ts';
 import { BROWSER_DEVICES, moviePage } from './movie.page.ts';
 import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
+import { sendBytes } from '../stream-response.ts';
 
 /** What the pages read and do: the same services the API uses. */
 export type PageServices = Pick<
@@ -350,16 +351,13 @@ export class Pages {
         if (asset === undefined) {
           throw new AppError('not_found', { message: `No asset ${name.slice(0, 100)}.` });
         }
-        const etag = `"${asset.version}"`;
-        reply
-          .header('etag', etag)
-          .header('x-content-type-options', 'nosniff')
-          .header(
-            'cache-control',
-            request.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache',
-          );
-        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-        return reply.type(asset.type).send(asset.body);
+        reply.header('x-content-type-options', 'nosniff');
+        return sendBytes(
+          request,
+          reply,
+          { body: asset.body, etag: `"${asset.version}"`, lastModified: null, contentType: asset.type },
+          request.query.v === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
       };
       scope.get<{ Params: { name: string }; Querystring: { v?: string } }>(
         '/assets/:name',

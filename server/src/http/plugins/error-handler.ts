@@ -1,8 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../../errors.ts';
+import { AppError, type CatalogueCode } from '../../errors.ts';
+
+/** A Fastify error's answer: the code is the catalogue's (AppError takes no other). */
+type FastifyCodeAnswer = { code: CatalogueCode; status: number; message: string; hint?: string };
 
 /** Fastify's own failures, each mapped to a catalogue code a client can act on. */
-const FASTIFY_CODES: Record<string, { code: string; status: number; message: string; hint?: string }> = {
+const FASTIFY_CODES: Record<string, FastifyCodeAnswer> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'payload_too_large',
     status: 413,

@@ -5,7 +5,8 @@ import type { StreamService } from '../../services/playback/stream.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
-import { sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+import { strongEtag } from '../../domain/http-range.ts';
+import { sendBytes, sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 
 const query = {
   type: 'object',
@@ -32,7 +33,7 @@ type Query = { device?: string; token?: string; burn_subtitle?: number };
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
 /**
- * HLS for conversions (RFC 8216, fMP4): the master playlist, one media playlist per rendition,
+ * HLS for conversions (RFC 8216, MPEG-TS or fMP4 segments): the master playlist, one media playlist per rendition,
  * their initialization sections and segments, all under the file's signed playback token.
  */
 export function registerHlsRoutes(
@@ -56,14 +57,16 @@ export function registerHlsRoutes(
     return { device, carried: carried.toString(), burn };
   };
 
-  const playlist = (reply: FastifyReply, text: string) =>
-    reply
-      .code(200)
-      .type(PLAYLIST_TYPE)
-      .header('cache-control', 'private, max-age=0, must-revalidate')
-      .send(text);
+  /** A playlist is made per request; its ETag is its text's, so a player revalidating gets 304. */
+  const playlist = (request: FastifyRequest, reply: FastifyReply, text: string) =>
+    sendBytes(
+      request,
+      reply,
+      { body: text, etag: strongEtag(['m3u8', text]), lastModified: null, contentType: PLAYLIST_TYPE },
+      STREAM_CACHE_CONTROL,
+    );
 
-  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, audio: boolean) =>
+  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, contentType: string) =>
     sendFile(
       request,
       reply,
@@ -71,7 +74,7 @@ export function registerHlsRoutes(
         file: served.file,
         etag: served.etag,
         lastModified: new Date(Math.floor(served.file.mtimeMs)),
-        contentType: audio ? 'audio/mp4' : 'video/mp4',
+        contentType,
       },
       STREAM_CACHE_CONTROL,
     );
@@ -81,7 +84,7 @@ export function registerHlsRoutes(
     { schema: { params: idParams, querystring: query } },
     async (request, reply) => {
       const { device, carried, burn } = authorize(request);
-      return playlist(reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
+      return playlist(request, reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
     },
   );
 
@@ -94,7 +97,7 @@ export function registerHlsRoutes(
       const text = rendition.startsWith('s')
         ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried, burn)
         : await hls.mediaPlaylist(id, device, rendition, carried, burn);
-      return playlist(reply, text);
+      return playlist(request, reply, text);
     },
   );
 
@@ -113,21 +116,27 @@ export function registerHlsRoutes(
           });
         }
         const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)), burn);
-        reply.header('etag', vtt.etag).header('cache-control', STREAM_CACHE_CONTROL);
-        if (request.headers['if-none-match'] === vtt.etag) return reply.code(304).send();
-        return reply.type('text/vtt; charset=utf-8').send(request.method === 'HEAD' ? undefined : vtt.body);
+        return sendBytes(
+          request,
+          reply,
+          { body: vtt.body, etag: vtt.etag, lastModified: null, contentType: 'text/vtt; charset=utf-8' },
+          STREAM_CACHE_CONTROL,
+        );
       }
-      const audio = rendition.startsWith('a');
+      // The playlist names MPEG-TS files .ts and fMP4 ones .mp4/.m4s (see hlsFileNames).
+      const type = (ts: boolean) =>
+        ts ? 'video/mp2t' : rendition.startsWith('a') ? 'audio/mp4' : 'video/mp4';
       if (segment === 'init.mp4')
-        return media(request, reply, await hls.init(id, device, rendition, burn), audio);
-      const match = /^(\d{1,6})\.m4s$/.exec(segment);
+        return media(request, reply, await hls.init(id, device, rendition, burn), type(false));
+      const match = /^(\d{1,6})\.(m4s|ts)$/.exec(segment);
       if (match === null) {
         throw new AppError('not_found', {
           status: 404,
-          message: 'HLS files are index.m3u8, init.mp4 and <n>.m4s.',
+          message: 'HLS files are index.m3u8 and <n>.ts (MPEG-TS), or init.mp4 and <n>.m4s (fMP4).',
         });
       }
-      return media(request, reply, await hls.segment(id, device, rendition, Number(match[1]), burn), audio);
+      const served = await hls.segment(id, device, rendition, Number(match[1]), burn);
+      return media(request, reply, served, type(match[2] === 'ts'));
     },
   });
 }

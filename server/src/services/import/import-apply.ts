@@ -3,8 +3,8 @@
  * Runs a plan's writes, in order, on the write repository of one transaction (the caller opens it:
  * the plan is made inside the same transaction, so nothing changes the library between the two).
  */
-import type { ImportWriter } from '../../repositories/import-write.repository.ts';
-import type { Op } from './import-plan.ts';
+import type { Op } from '../../domain/import-export/import-plan.ts';
+import type { ImportWriter } from '../../domain/import-export/import-writer.ts';
 
 /**
  * The longest the writes hold the event loop before letting other requests through (health, assets,

@@ -1,7 +1,6 @@
 import type { ExportFormat, ImportResult } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { FileSystemAdapter } from '../../adapters/file-system.ts';
-import type { Db } from '../../db/database.ts';
 import {
   type ExportCopy,
   type ExportMovie,
@@ -14,20 +13,21 @@ import {
   renderLibraryExport,
   validateLibraryExport,
 } from '../../domain/import-export/index.ts';
-import { AppError } from '../../errors.ts';
-import type { CopyRow } from '../../repositories/import-export.repository.ts';
-import { ImportWriteRepository } from '../../repositories/import-write.repository.ts';
-import { parseGenres } from '../../domain/genres.ts';
-import { applyPlan } from './import-apply.ts';
 import {
   barcodeKey,
   type InMovie,
   itemsFromDocument,
   itemsFromGroups,
-  loadSnapshot,
-  rootsOnDisk,
-} from './import-input.ts';
-import { ImportPlan } from './import-plan.ts';
+} from '../../domain/import-export/import-items.ts';
+import { ImportPlan } from '../../domain/import-export/import-plan.ts';
+import type { ImportWriter } from '../../domain/import-export/import-writer.ts';
+import type { CopyRow, LibraryReads } from '../../domain/import-export/library-rows.ts';
+import { parseGenres } from '../../domain/genres.ts';
+import { AppError } from '../../errors.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import type { NewMovieMetadata } from '../metadata/new-movie-metadata.ts';
+import { applyPlan } from './import-apply.ts';
+import { loadSnapshot, rootsOnDisk } from './import-input.ts';
 
 export interface ImportOptions {
   /** Check and count only; nothing is written. */
@@ -46,6 +46,26 @@ export interface ImportJobs {
     run: (ctx: { progress(done: number, total: number): void }) => Promise<T>,
     onStart?: (jobId: number) => void,
   ): Promise<T>;
+}
+
+/** What an import reads and writes in the one transaction its plan is made and written in. */
+export interface ImportTransaction {
+  reads: LibraryReads;
+  writer: ImportWriter;
+}
+
+export interface ImportExportDeps {
+  /** Whole-library reads outside a transaction (a dry run, the export). */
+  reads: LibraryReads;
+  /** The transaction a plan is made and written in. */
+  store: UnitOfWork<ImportTransaction>;
+  clock: Clock;
+  /** Reads whether the library roots a JSON document names exist here (a warning when not). */
+  fs: Pick<FileSystemAdapter, 'stat'>;
+  /** New movies are handed on for enrichment (and artwork after it) once the import committed. */
+  newMovies?: Pick<NewMovieMetadata, 'queue'>;
+  /** Imports that write run as `import` jobs, one at a time, reporting progress; none: run inline. */
+  jobs?: ImportJobs | null;
 }
 
 /** A rendered export: the bytes and how to serve them. */
@@ -79,16 +99,11 @@ export function looksLikeJson(bytes: Buffer): boolean {
  * checked completely before anything is written and then written in one transaction: all or nothing.
  */
 export class ImportExportService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    /** Reads whether the library roots a JSON document names exist here (a warning when not). */
-    private readonly fs: FileSystemAdapter,
-    /** New movies are handed on for enrichment (and artwork) after the import commits. */
-    private readonly onMoviesCreated: (movieIds: number[]) => Promise<unknown> = async () => null,
-    /** Imports that write run as `import` jobs, one at a time, reporting progress; null: run inline. */
-    private readonly jobs: ImportJobs | null = null,
-  ) {}
+  private readonly jobs: ImportJobs | null;
+
+  constructor(private readonly deps: ImportExportDeps) {
+    this.jobs = deps.jobs ?? null;
+  }
 
   /** A collection CSV (our export, CLZ Movies, Letterboxd, DVD Profiler-style sheets…). */
   async importCsv(bytes: Buffer, options: ImportOptions = {}): Promise<ImportResult> {
@@ -135,11 +150,11 @@ export class ImportExportService {
     warnings: string[],
     options: ImportOptions,
   ): Promise<ImportResult> {
-    const now = isoNow(this.clock);
+    const now = isoNow(this.deps.clock);
     // Read: the folders first (the filesystem is no part of the transaction), the library inside it.
-    const onDisk = await rootsOnDisk(this.fs, doc);
-    const plan = async (db: Db) => {
-      const snapshot = await loadSnapshot(db, doc !== null);
+    const onDisk = await rootsOnDisk(this.deps.fs, doc);
+    const plan = async (reads: LibraryReads) => {
+      const snapshot = await loadSnapshot(reads, doc !== null);
       const p = new ImportPlan({ snapshot, now, items, doc, rootsOnDisk: onDisk });
       if (p.errors.length > 0) {
         throw importInvalid(
@@ -149,13 +164,13 @@ export class ImportExportService {
       }
       return p;
     };
-    if (options.dryRun === true) return result(await plan(this.db), true, warnings);
+    if (options.dryRun === true) return result(await plan(this.deps.reads), true, warnings);
     // Planned and written in one transaction: nothing can change the library between the two.
     const write = (progress: (done: number, total: number) => void | Promise<void>) =>
-      this.db.transaction().execute(async (trx) => {
-        const p = await plan(trx);
+      this.deps.store.transaction(async (trx) => {
+        const p = await plan(trx.reads);
         await progress(0, p.ops.length);
-        await applyPlan(p.ops, new ImportWriteRepository(trx), progress);
+        await applyPlan(p.ops, trx.writer, progress);
         return { created: p.newMovies.map((r) => r.value), result: result(p, false, warnings) };
       });
     const report = (done: number, total: number) => options.onProgress?.(done, total);
@@ -172,13 +187,18 @@ export class ImportExportService {
               }),
             options.onJob,
           );
-    if (done.created.length > 0) await this.onMoviesCreated(done.created).catch(() => undefined);
+    if (done.created.length > 0) {
+      // An imported movie has no files or TMDb images before enrichment: no artwork fetch without it.
+      await this.deps.newMovies
+        ?.queue(done.created, { artworkWithoutEnrichment: false })
+        .catch(() => undefined);
+    }
     return done.result;
   }
 
   /** The whole library as one document (stable order, no ids or timestamps). */
   async buildExport(): Promise<LibraryExport> {
-    const s = await loadSnapshot(this.db, true);
+    const s = await loadSnapshot(this.deps.reads, true);
     const x = s.extras;
     if (x === null) throw new Error('export: snapshot without extras');
     const group = <T extends { movie_id: number | null }>(rows: readonly T[]) => {

@@ -1,72 +1,27 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip, gzip } from 'node:zlib';
+import { brotliCompress, constants, gunzip, gzip } from 'node:zlib';
 import { CONTRACT_HASH } from '@reelshelf/contract';
-import type { Badge } from '../../domain/badges.ts';
 import type { ListingCoding } from '../../domain/library-listing/accept-encoding.ts';
 import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { listingEtag, noneMatchHits } from '../../domain/library-listing/etag.ts';
-import {
-  GZIP_HEADER,
-  crc32CombineOp,
-  crc32ShiftOp,
-  gzipTrailer,
-} from '../../domain/library-listing/gzip-frame.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
-import { compareTitleThenId } from '../../domain/library-listing/sqlite-order.ts';
 import type { LibraryGeneration, ListingVersion } from './library-generation.ts';
 import type { LibraryService, PresentedItem } from './library.service.ts';
+import {
+  HEAD,
+  type ItemRecord,
+  type Listing,
+  compressPieces,
+  gzipMember,
+  listingOrder,
+  mergeSorted,
+  olderThan,
+  sameVersion,
+} from './listing-pieces.ts';
 
-const deflateRawAsync = promisify(deflateRaw);
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 const brotliAsync = promisify(brotliCompress);
-
-/** What the cache keeps of one listed item: its JSON, and what decides when it must be presented again. */
-interface ItemRecord {
-  key: string;
-  /** Null for a file matched to no movie (those follow the movies, by id). */
-  sortTitle: string | null;
-  id: number;
-  json: string;
-  badge: Badge;
-  files: readonly number[];
-  /** Its editions carry signed stream URLs: presented again when the token hour moves. */
-  tokens: boolean;
-  /** A compressed piece ends after this item (chunks.ts). */
-  cut: boolean;
-}
-
-/** A run of items compressed on its own (raw deflate, sync-flushed). */
-interface Piece {
-  /** The items it holds, and those of the piece before it (its dictionary); empty for the frame's own pieces. */
-  items: readonly ItemRecord[];
-  before: readonly ItemRecord[] | null;
-  deflated: Buffer;
-  crc: number;
-  length: number;
-  shift: number;
-}
-
-/** One device's listing at one version. */
-interface Listing {
-  device: string;
-  version: ListingVersion;
-  records: Map<string, ItemRecord>;
-  order: ItemRecord[];
-  fileOwner: Map<number, string>;
-  /** The pieces, in order; a piece is found again by its first item. */
-  pieces: Map<ItemRecord, Piece>;
-  /** `],"contract_version":…}`: what follows the items. */
-  tail: string;
-  /** Some item carries stream URLs (with tokens that move hourly). */
-  tokens: boolean;
-  gzip: Buffer;
-  identity: Promise<Buffer> | null;
-  br: Buffer | null;
-  brBuilding: boolean;
-  /** Bytes held, roughly (for the memory bound). */
-  bytes: number;
-}
 
 /** The answer to a GET /library (the route turns it into headers and a body). */
 export interface ListingAnswer {
@@ -107,14 +62,8 @@ export interface ListingCacheOptions {
   brotliQuality?: number;
 }
 
-const HEAD = '{"items":[';
-const HEAD_PIECE = finalPiece(HEAD, false);
 /** Movies presented at a time by a full build. */
 const FULL_BUILD_SLICE = 1_000;
-/** Pieces compressed at once (the thread pool has 4 threads; the machine perhaps 2 cores). */
-const COMPRESSING_AT_ONCE = 4;
-/** Deflate's window: how far back a piece may refer into the text before it. */
-const WINDOW = 32 * 1024;
 /** Above this share of changed items a full build is cheaper than picking them out. */
 const FULL_BUILD_SHARE = 0.25;
 
@@ -435,61 +384,13 @@ export class LibraryListingService {
     fileOwner: Map<number, string>,
     base: Listing | undefined,
   ): Promise<Listing> {
-    // Runs of items between cuts. A kept piece is reused when it holds the same item records (each
-    // presentation is a new record) after the same piece (its dictionary: the text before it, which
-    // the decoder holds in its window, so a piece compresses as well as one stream would).
-    const runs: ItemRecord[][] = [];
-    let items: ItemRecord[] = [];
-    for (const r of order) {
-      items.push(r);
-      if (r.cut) {
-        runs.push(items);
-        items = [];
-      }
-    }
-    if (items.length > 0) runs.push(items);
-    const textOf = (i: number): string =>
-      (i === 0 ? '' : ',') + (runs[i] as ItemRecord[]).map((r) => r.json).join(',');
-    const parts: Piece[] = new Array<Piece>(runs.length);
-    const missing: number[] = [];
-    runs.forEach((run, i) => {
-      const before = i === 0 ? null : (runs[i - 1] as ItemRecord[]);
-      const kept = base?.pieces.get(run[0] as ItemRecord);
-      if (kept !== undefined && sameItems(kept.items, run) && sameItems(kept.before, before)) parts[i] = kept;
-      else missing.push(i);
-    });
-    // A few at a time on the thread pool (each deflate holds ~256 KB of state while it runs).
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < missing.length) {
-        const i = missing[next++] as number;
-        // (Cut as bytes: the dictionary must be exactly the last bytes the decoder wrote.)
-        const dictionary = i === 0 ? null : Buffer.from(textOf(i - 1)).subarray(-WINDOW);
-        const piece = await this.compressPiece(Buffer.from(textOf(i)), dictionary);
-        parts[i] = {
-          ...piece,
-          items: runs[i] as ItemRecord[],
-          before: i === 0 ? null : (runs[i - 1] as ItemRecord[]),
-        };
-      }
-    };
-    await Promise.all(Array.from({ length: COMPRESSING_AT_ONCE }, worker));
-    const pieces = new Map<ItemRecord, Piece>();
-    for (const piece of parts) pieces.set(piece.items[0] as ItemRecord, piece);
+    const pieces = await compressPieces(order, base?.pieces, this.gzipLevel);
     const frame = this.library.frame(
       device,
       order.map((r) => r.badge),
     );
     const tail = `],${JSON.stringify(frame).slice(1)}`;
-    const tailPiece = finalPiece(tail, true);
-    const framed = [HEAD_PIECE, ...parts, tailPiece];
-    let crc = 0;
-    let length = 0;
-    for (const part of framed) {
-      crc = crc32CombineOp(crc, part.crc, part.shift);
-      length += part.length;
-    }
-    const gzipped = Buffer.concat([GZIP_HEADER, ...framed.map((p) => p.deflated), gzipTrailer(crc, length)]);
+    const gzipped = gzipMember([...pieces.values()], tail);
     let bytes = gzipped.length * 2;
     for (const r of order) bytes += r.json.length + 160;
     return {
@@ -509,18 +410,6 @@ export class LibraryListingService {
     };
   }
 
-  private async compressPiece(
-    bytes: Buffer,
-    dictionary: Buffer | null,
-  ): Promise<Omit<Piece, 'items' | 'before'>> {
-    const deflated = await deflateRawAsync(bytes, {
-      level: this.gzipLevel,
-      finishFlush: constants.Z_SYNC_FLUSH,
-      ...(dictionary === null ? {} : { dictionary }),
-    });
-    return { deflated, crc: crc32(bytes), length: bytes.length, shift: crc32ShiftOp(bytes.length) };
-  }
-
   /** Keeps the listing (replacing the device's older one), then trims to the memory bound. */
   private keep(listing: Listing): void {
     const kept = this.listings.peek(listing.device);
@@ -534,66 +423,4 @@ export class LibraryListingService {
       total -= l.bytes;
     }
   }
-}
-
-/** A raw-deflate piece of a constant text: sync-flushed (`last` false) or ending the stream. */
-function finalPiece(text: string, last: boolean): Piece {
-  const bytes = Buffer.from(text);
-  const deflated = deflateRawSync(bytes, { finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
-  return {
-    items: [],
-    before: null,
-    deflated,
-    crc: crc32(bytes),
-    length: bytes.length,
-    shift: crc32ShiftOp(bytes.length),
-  };
-}
-
-/** The same item records (by reference: a record is never changed, a new presentation is a new one). */
-function sameItems(a: readonly ItemRecord[] | null, b: readonly ItemRecord[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameVersion(a: ListingVersion, b: ListingVersion): boolean {
-  return a.boot === b.boot && a.generation === b.generation && a.tokenExpiry === b.tokenExpiry;
-}
-
-/** True when `a` is a listing older than `b` asks for (another process's, or an earlier generation or token hour). */
-function olderThan(a: ListingVersion, b: ListingVersion): boolean {
-  return a.boot !== b.boot || a.generation < b.generation || a.tokenExpiry < b.tokenExpiry;
-}
-
-/** Movies by (sort title, id), then unmatched files by id. */
-function listingOrder(a: ItemRecord, b: ItemRecord): number {
-  if (a.sortTitle === null || b.sortTitle === null) {
-    if (a.sortTitle !== null) return -1;
-    if (b.sortTitle !== null) return 1;
-    return a.id - b.id;
-  }
-  return compareTitleThenId(a as { sortTitle: string; id: number }, b as { sortTitle: string; id: number });
-}
-
-function mergeSorted(a: ItemRecord[], b: ItemRecord[]): ItemRecord[] {
-  if (b.length === 0) return a;
-  const out: ItemRecord[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const x = a[i] as ItemRecord;
-    const y = b[j] as ItemRecord;
-    if (listingOrder(x, y) <= 0) {
-      out.push(x);
-      i++;
-    } else {
-      out.push(y);
-      j++;
-    }
-  }
-  while (i < a.length) out.push(a[i++] as ItemRecord);
-  while (j < b.length) out.push(b[j++] as ItemRecord);
-  return out;
 }

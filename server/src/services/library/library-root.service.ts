@@ -1,12 +1,13 @@
 import type { CollectionView, LibraryRootView } from '@reelshelf/contract';
-import { basename, isAbsolute, normalize, sep } from 'node:path';
+import { basename, isAbsolute, normalize } from 'node:path';
+import { isWithin } from '../../domain/path-within.ts';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { FileSystemAdapter } from '../../adapters/file-system.ts';
-import type { Db } from '../../db/database.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import { AppError, notFound, validationFailed } from '../../errors.ts';
-import {
+import type {
   LibraryRootRepository,
-  type RootWithCollection,
+  RootWithCollection,
 } from '../../repositories/library-root.repository.ts';
 
 function toView(r: RootWithCollection): LibraryRootView {
@@ -21,27 +22,22 @@ function toView(r: RootWithCollection): LibraryRootView {
   };
 }
 
-/** True when `inner` is `outer` or lies inside it (paths already real and normalised). */
-export function isWithin(outer: string, inner: string): boolean {
-  if (outer === inner) return true;
-  const prefix = outer.endsWith(sep) ? outer : `${outer}${sep}`;
-  return inner.startsWith(prefix);
-}
-
 /** Library roots: folders the scanner walks; grouped into collections. */
 export class LibraryRootService {
   constructor(
-    private readonly db: Db,
+    private readonly roots: LibraryRootRepository,
+    /** Registering a root (and its collection) is one transaction. */
+    private readonly store: UnitOfWork<LibraryRootRepository>,
     private readonly fs: FileSystemAdapter,
     private readonly clock: Clock,
   ) {}
 
   async list(): Promise<LibraryRootView[]> {
-    return (await new LibraryRootRepository(this.db).list()).map(toView);
+    return (await this.roots.list()).map(toView);
   }
 
   async get(id: number): Promise<LibraryRootView> {
-    const root = await new LibraryRootRepository(this.db).get(id);
+    const root = await this.roots.get(id);
     if (root === undefined) throw notFound('library root', id);
     return toView(root);
   }
@@ -74,7 +70,7 @@ export class LibraryRootService {
     }
     if (!stat.isDirectory) throw validationFailed('path', `${input.path} is a file, not a folder`);
     const real = (await this.fs.realpath(input.path)) ?? normalize(input.path);
-    const repo = new LibraryRootRepository(this.db);
+    const repo = this.roots;
     for (const other of await repo.list()) {
       if (other.path === real) {
         throw new AppError('root_exists', {
@@ -93,8 +89,7 @@ export class LibraryRootService {
       }
     }
     const now = isoNow(this.clock);
-    const id = await this.db.transaction().execute(async (trx) => {
-      const r = new LibraryRootRepository(trx);
+    const id = await this.store.transaction(async (r) => {
       const collectionId =
         input.collection === undefined ? null : await r.getOrCreateCollection(input.collection.trim(), now);
       return r.insert({
@@ -108,10 +103,10 @@ export class LibraryRootService {
   }
 
   async delete(id: number): Promise<void> {
-    if (!(await new LibraryRootRepository(this.db).delete(id))) throw notFound('library root', id);
+    if (!(await this.roots.delete(id))) throw notFound('library root', id);
   }
 
   async listCollections(): Promise<CollectionView[]> {
-    return new LibraryRootRepository(this.db).listCollections();
+    return this.roots.listCollections();
   }
 }

@@ -5,7 +5,7 @@ import type {
   PhysicalCopyInfo,
 } from '@reelshelf/contract';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
-import type { Db } from '../../db/database.ts';
+import { artworkUrl } from '../../domain/artwork-url.ts';
 import {
   type Badge,
   type EditionFacts,
@@ -17,10 +17,9 @@ import {
   type CreditNameRow,
   type LibraryCopyRow,
   type LibraryFileRow,
-  LibraryRepository,
+  type LibraryRepository,
   type MovieScope,
 } from '../../repositories/library.repository.ts';
-import { ArtworkService } from '../metadata/artwork.service.ts';
 import type { SystemStatusService } from '../system/system-status.service.ts';
 
 /** One edition as a device sees it, plus what ranks it against its siblings. */
@@ -52,7 +51,7 @@ export interface PresentedItem {
 /** Builds GET /library: every movie with its editions, badge and physical copies. */
 export class LibraryService {
   constructor(
-    private readonly db: Db,
+    private readonly repo: LibraryRepository,
     private readonly presenter: EditionPresenter,
     private readonly status: SystemStatusService,
   ) {}
@@ -96,7 +95,7 @@ export class LibraryService {
     device: string,
     scope?: MovieScope,
   ): Promise<{ movies: PresentedItem[]; unmatched: LibraryFileRow[] }> {
-    const repo = new LibraryRepository(this.db);
+    const repo = this.repo;
     if (Array.isArray(scope) && scope.length === 0) return { movies: [], unmatched: [] };
     const [movies, copies, files, credits, artwork] = await Promise.all([
       repo.movies(scope),
@@ -126,8 +125,8 @@ export class LibraryService {
       item.overview = movie.overview;
       item.has_digital_store_a = movie.has_digital_store_a === 1;
       item.has_digital_store_b = movie.has_digital_store_b === 1;
-      item.poster_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'poster');
-      item.backdrop_url = ArtworkService.urlFor(artworkByMovie.get(movie.id), 'backdrop');
+      item.poster_url = artworkUrl(artworkByMovie.get(movie.id), 'poster');
+      item.backdrop_url = artworkUrl(artworkByMovie.get(movie.id), 'backdrop');
       out.push({
         key: `m${movie.id}`,
         item,
@@ -158,17 +157,17 @@ export class LibraryService {
 
   /** Every movie id in the listing's order. */
   async movieOrder(): Promise<number[]> {
-    return new LibraryRepository(this.db).movieOrder();
+    return this.repo.movieOrder();
   }
 
   /** The files matched to no movie (listed after the movies), by id. */
   async unmatchedFiles(): Promise<LibraryFileRow[]> {
-    return new LibraryRepository(this.db).unmatchedFiles();
+    return this.repo.unmatchedFiles();
   }
 
   /** Files by id as the listing reads them (a change named them: where do they belong now?). */
   async filesById(ids: readonly number[]): Promise<LibraryFileRow[]> {
-    return ids.length === 0 ? [] : new LibraryRepository(this.db).filesById(ids);
+    return ids.length === 0 ? [] : this.repo.filesById(ids);
   }
 
   private buildItem(

@@ -7,7 +7,8 @@ import type {
   PatchMovieInput,
 } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { Db } from '../../db/database.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { ftsMatchQuery } from '../../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
@@ -16,27 +17,25 @@ import {
   type CopyDetailRow,
   type EditionRow,
   type MediaFileSummaryRow,
-  MovieRepository,
+  type MovieRepository,
   type MovieRow,
   type SearchOptions,
 } from '../../repositories/movie.repository.ts';
 
 export type { SearchOptions, SearchOrder } from '../../repositories/movie.repository.ts';
 
-/** Binders are created on first use with this many slots. */
-export const DEFAULT_BINDER_CAPACITY = 100;
-
 /** Movie records: creation (with discs), listing, edits and deletion. */
 export class MovieService {
   constructor(
-    private readonly db: Db,
+    private readonly movies: MovieRepository,
+    /** A movie and its discs are created in one transaction. */
+    private readonly store: UnitOfWork<MovieRepository>,
     private readonly clock: Clock,
   ) {}
 
   async create(input: CreateMovieInput): Promise<MovieDetail> {
     const now = isoNow(this.clock);
-    const id = await this.db.transaction().execute(async (trx) => {
-      const repo = new MovieRepository(trx);
+    const id = await this.store.transaction(async (repo) => {
       if (input.tmdb_id != null && (await repo.getByTmdbId(input.tmdb_id)) !== undefined) {
         throw new AppError('conflict', {
           message: `A movie with TMDb id ${input.tmdb_id} already exists.`,
@@ -99,7 +98,7 @@ export class MovieService {
   }
 
   async get(id: number): Promise<MovieDetail> {
-    const repo = new MovieRepository(this.db);
+    const repo = this.movies;
     const row = await repo.getById(id);
     if (row === undefined) throw notFound('movie', id);
     const [editions, copies, files, ratings, credits, studios] = await Promise.all([
@@ -130,7 +129,7 @@ export class MovieService {
    */
   async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
     const match = ftsMatchQuery(query ?? '');
-    const repo = new MovieRepository(this.db);
+    const repo = this.movies;
     if (match !== null) await syncSearchIndex(repo);
     const { rows, total } =
       match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
@@ -150,7 +149,7 @@ export class MovieService {
   ): Promise<{ ids: number[]; matched: number; page: number } | null> {
     const match = ftsMatchQuery(text);
     if (match === null) return null;
-    const repo = new MovieRepository(this.db);
+    const repo = this.movies;
     await syncSearchIndex(repo);
     const matched = await repo.searchCount(match, options);
     const last = Math.max(1, Math.ceil(matched / pageSize));
@@ -163,18 +162,18 @@ export class MovieService {
   async searchAll(text: string, options: SearchOptions): Promise<number[] | null> {
     const match = ftsMatchQuery(text);
     if (match === null) return null;
-    const repo = new MovieRepository(this.db);
+    const repo = this.movies;
     await syncSearchIndex(repo);
     return repo.searchIds(match, options, null, 0);
   }
 
   /** The disc formats and binders of every copy, and how many items /library lists. */
   async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
-    return new MovieRepository(this.db).listingFacets();
+    return this.movies.listingFacets();
   }
 
   async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {
-    const repo = new MovieRepository(this.db);
+    const repo = this.movies;
     const row = await repo.getById(id);
     if (row === undefined) throw notFound('movie', id);
     if (patch.tmdb_id != null && patch.tmdb_id !== row.tmdb_id) {
@@ -212,7 +211,7 @@ export class MovieService {
   }
 
   async delete(id: number): Promise<void> {
-    const deleted = await new MovieRepository(this.db).delete(id);
+    const deleted = await this.movies.delete(id);
     if (!deleted) throw notFound('movie', id);
   }
 }

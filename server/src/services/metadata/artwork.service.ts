@@ -7,17 +7,12 @@ import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
 import type { CheckedFile, FileSystemAdapter } from '../../adapters/file-system.ts';
 import type { ImageDownloader } from '../../adapters/image-downloader.ts';
-import type { Db } from '../../db/database.ts';
 import { AppError, notFound, validationFailed } from '../../errors.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
 import { jobProgress } from '../../domain/job-progress.ts';
-import {
-  type ArtworkKind,
-  ArtworkRepository,
-  type ArtworkRow,
-} from '../../repositories/artwork.repository.ts';
-import { LibraryRootRepository } from '../../repositories/library-root.repository.ts';
-import { isWithin } from '../library/library-root.service.ts';
+import type { ArtworkKind, ArtworkRepository } from '../../repositories/artwork.repository.ts';
+import type { LibraryRootRepository } from '../../repositories/library-root.repository.ts';
+import { isWithin } from '../../domain/path-within.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 
 /** Widths served by `?w=`; a request is rounded up to the next one so the cache stays small. */
@@ -63,7 +58,9 @@ export interface ArtworkFiles {
  */
 export class ArtworkService {
   constructor(
-    private readonly db: Db,
+    private readonly artworkRows: ArtworkRepository,
+    /** Local images are served only from inside a library root. */
+    private readonly roots: Pick<LibraryRootRepository, 'list'>,
     private readonly jobs: JobRunner,
     private readonly downloader: ImageDownloader,
     private readonly clock: Clock,
@@ -96,7 +93,7 @@ export class ArtworkService {
   }
 
   private async run(ctx: JobContext<ArtworkPayload>): Promise<ArtworkReport> {
-    const repo = new ArtworkRepository(this.db);
+    const repo = this.artworkRows;
     const ids = ctx.payload.movieIds ?? (await repo.movieIds());
     const report: ArtworkReport = {
       movies: ids.length,
@@ -127,7 +124,7 @@ export class ArtworkService {
     movieId: number,
     kind: ArtworkKind,
   ): Promise<{ kind: 'local' | 'downloaded' | 'unchanged' } | { kind: 'error'; error: string }> {
-    const repo = new ArtworkRepository(this.db);
+    const repo = this.artworkRows;
     const now = isoNow(this.clock);
     const local = await this.localImage(movieId, kind);
     const row = await repo.get(movieId);
@@ -170,7 +167,7 @@ export class ArtworkService {
   /** A poster/backdrop file beside one of the movie's media files, if any. */
   private async localImage(movieId: number, kind: ArtworkKind): Promise<string | null> {
     const folders = new Map<string, { root: string; folder: string }>();
-    for (const f of await new ArtworkRepository(this.db).mediaFolders(movieId)) {
+    for (const f of await this.artworkRows.mediaFolders(movieId)) {
       const folder = dirname(f.relative_path);
       folders.set(join(f.root_path, folder), { root: f.root_path, folder });
     }
@@ -194,21 +191,9 @@ export class ArtworkService {
     return null;
   }
 
-  /** The URL /library gives for an image, or null when there is none; `v` changes when it does. */
-  static urlFor(row: ArtworkRow | undefined, kind: ArtworkKind): string | null {
-    if (row === undefined) return null;
-    const state = kind === 'poster' ? row.poster_state : row.backdrop_state;
-    if (state !== 'ready') return null;
-    const version = createHash('sha1')
-      .update(`${row.fetched_at ?? ''}|${kind === 'poster' ? row.poster_path : row.backdrop_path}`)
-      .digest('hex')
-      .slice(0, 8);
-    return `/artwork/${row.movie_id}/${kind}?v=${version}`;
-  }
-
   /** The file to serve for an image at a width (resized and cached on first request). */
   async image(movieId: number, kind: ArtworkKind, width: number | undefined): Promise<ServedImage> {
-    const row = await new ArtworkRepository(this.db).get(movieId);
+    const row = await this.artworkRows.get(movieId);
     const path = row === undefined ? null : kind === 'poster' ? row.poster_path : row.backdrop_path;
     const state = row === undefined ? 'none' : kind === 'poster' ? row.poster_state : row.backdrop_state;
     const original = state !== 'ready' || path === null ? null : await this.readable(path);
@@ -250,7 +235,7 @@ export class ArtworkService {
   private async readable(path: string): Promise<CheckedFile | null> {
     const inArea = await this.downloaded(path);
     if (inArea !== null || this.files.store.locate('artwork', path) !== null) return inArea;
-    const roots = await new LibraryRootRepository(this.db).list();
+    const roots = await this.roots.list();
     const root = roots.find((r) => isWithin(r.path, path));
     if (root === undefined) return null;
     return this.files.paths.openInsideRoot(root.path, relative(root.path, path)).catch(() => null);

@@ -5,9 +5,11 @@ import { normalizeBarcode } from '../../domain/barcode.ts';
 import { cleanDiscTitle } from '../../domain/disc-title.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError } from '../../errors.ts';
-import { MovieRepository } from '../../repositories/movie.repository.ts';
+import type { MovieRepository } from '../../repositories/movie.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { MovieService } from '../library/movie.service.ts';
-import { DEFAULT_BINDER_CAPACITY } from '../library/movie.service.ts';
+import type { NewMovieMetadata } from './new-movie-metadata.ts';
+import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import {
   isProviderFailure,
   type MovieCandidate,
@@ -28,12 +30,17 @@ const DEFAULT_BINDER = 'Unsorted';
 export class BarcodeService {
   constructor(
     private readonly db: Db,
+    /**
+     * The record of a disc (movie, edition, copy) in one transaction: the movie repository and, for the
+     * queries not yet in a repository (docs/architecture.md, "Known gaps"), the transaction itself.
+     */
+    private readonly store: UnitOfWork<{ trx: Db; movies: MovieRepository }>,
     private readonly clock: Clock,
     private readonly movies: MovieService,
     private readonly upc: UpcLookupPort,
     private readonly metadata: MovieMetadataPort | null,
-    /** Called with a movie id after a barcode created or reused it (enrichment). */
-    private readonly afterCreate: (movieId: number) => Promise<string[]>,
+    /** A movie a barcode created or reused is enriched at once, then gets artwork. */
+    private readonly newMovies: Pick<NewMovieMetadata, 'now'>,
   ) {}
 
   /** Looks a code up without writing anything. */
@@ -105,8 +112,7 @@ export class BarcodeService {
     }
     const candidate = this.pickCandidate(found, input.tmdb_id);
     const now = isoNow(this.clock);
-    const result = await this.db.transaction().execute(async (trx) => {
-      const repo = new MovieRepository(trx);
+    const result = await this.store.transaction(async ({ trx, movies: repo }) => {
       let movieId = found.owned ? found.owned_movie_id : null;
       if (movieId === null && candidate !== null)
         movieId = (await repo.getByTmdbId(candidate.tmdb_id))?.id ?? null;
@@ -168,7 +174,7 @@ export class BarcodeService {
       });
       return { movieId, editionId, copyId, binder: binder.name, slot, createdMovie };
     });
-    const warnings = [...found.warnings, ...(await this.afterCreate(result.movieId))];
+    const warnings = [...found.warnings, ...(await this.newMovies.now(result.movieId))];
     return {
       movie: await this.movies.get(result.movieId),
       edition_id: result.editionId,

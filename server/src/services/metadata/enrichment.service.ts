@@ -2,7 +2,8 @@ import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { Db } from '../../db/database.ts';
 import { normalizeTitle } from '../../domain/titles.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
-import { ArtworkRepository } from '../../repositories/artwork.repository.ts';
+import type { ArtworkRepository } from '../../repositories/artwork.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import {
   isProviderFailure,
   type MovieDetails,
@@ -41,6 +42,11 @@ interface EnrichPayload {
 export class EnrichmentService {
   constructor(
     private readonly db: Db,
+    /**
+     * What enrichment stores of one movie, in one transaction: the artwork repository and, for the
+     * queries not yet in a repository (docs/architecture.md, "Known gaps"), the transaction itself.
+     */
+    private readonly store: UnitOfWork<{ trx: Db; artwork: ArtworkRepository }>,
     private readonly jobs: JobRunner,
     private readonly clock: Clock,
     private readonly metadata: MovieMetadataPort | null,
@@ -153,7 +159,7 @@ export class EnrichmentService {
     ratings: { source: string; value: string }[] | null,
   ): Promise<void> {
     const now = isoNow(this.clock);
-    await this.db.transaction().execute(async (trx) => {
+    await this.store.transaction(async ({ trx, artwork }) => {
       if (details !== null) {
         const clash =
           currentTmdbId === null
@@ -239,7 +245,6 @@ export class EnrichmentService {
             .onConflict((oc) => oc.doNothing())
             .execute();
         }
-        const artwork = new ArtworkRepository(trx);
         const existing = await artwork.get(movieId);
         for (const [kind, path] of [
           ['poster', details.posterPath],

@@ -1,24 +1,26 @@
 import { createHash } from 'node:crypto';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore } from '../../adapters/data-store.ts';
-import type { FfmpegAdapter } from '../../adapters/ffmpeg.ts';
-import type { Db } from '../../db/database.ts';
+import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
 import {
   buildArtifactArgs,
   buildRemuxFromHlsArgs,
   ProgressParser,
 } from '../../domain/ffmpeg/artifact-command.ts';
+import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import type { PlaybackDecision, PlaybackPlan } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
-import { ArtifactRepository, type ArtifactRow } from '../../repositories/artifact.repository.ts';
+import type { ArtifactRepository, ArtifactRow } from '../../repositories/artifact.repository.ts';
 import type { JobRow } from '../../repositories/job.repository.ts';
-import { type LibraryFileRow, LibraryRepository } from '../../repositories/library.repository.ts';
+import type { LibraryFileRow, LibraryRepository } from '../../repositories/library.repository.ts';
 import { type ReadyArtifactIndex, sourceKeyOf } from './artifact-index.ts';
+import type { ConversionSlots } from './conversion-slots.ts';
 import type { DeviceProfileService } from './device-profile.service.ts';
 import type { PlaybackEditionPresenter } from './edition-presenter.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
+import type { PlaybackCache } from './playback-cache.ts';
 
 export type ArtifactState =
   | { status: 'ready'; artifact: ArtifactRow }
@@ -35,31 +37,61 @@ interface ArtifactPayload {
 
 /** The HLS engine, as a prewarm uses it (one encode feeds both HLS and the progressive artifact). */
 export interface HlsPrewarmPort {
+  /** Every segment made; local playlists of them, which stay on disk until `release`. */
   prepareAll(
     fileId: number,
     device: string,
     signal: AbortSignal,
     onProgress: (done: number, total: number) => void,
-  ): Promise<{ video: string | null; audio: string | null }>;
+  ): Promise<{ video: string | null; audio: string | null; audioCodec: string | null; release(): void }>;
 }
+
+/** The artifacts table, as this service uses it (`ArtifactRepository`; tests pass an in-memory one). */
+export type ArtifactRecords = Pick<
+  ArtifactRepository,
+  | 'getByKey'
+  | 'getByJob'
+  | 'upsertBuilding'
+  | 'setJob'
+  | 'finish'
+  | 'touch'
+  | 'readyByAge'
+  | 'allKeys'
+  | 'delete'
+>;
+
+/** A media file with its root and analysis (`LibraryRepository.file`). */
+export type MediaFileLookup = Pick<LibraryRepository, 'file'>;
+
+/** The job runner, as this service uses it: builds are jobs of kind `artifact`. */
+export type ArtifactJobs = Pick<JobRunner, 'register' | 'enqueue' | 'isActive' | 'get' | 'cancel' | 'wait'>;
+
+/** The part of DataStore the artifacts use (its `artifacts` area). */
+export type ArtifactArea = Pick<
+  DataStore,
+  'ensure' | 'resolve' | 'locate' | 'list' | 'stat' | 'commit' | 'remove'
+>;
 
 export interface ArtifactDeps {
   /** Set once the HLS engine exists (it needs this service first): prewarms go through it. */
   hls?: HlsPrewarmPort;
-  db: Db;
-  jobs: JobRunner;
-  ffmpeg: FfmpegAdapter;
+  records: ArtifactRecords;
+  files: MediaFileLookup;
+  jobs: ArtifactJobs;
+  ffmpeg: { run(args: string[], options?: FfmpegRunOptions): Promise<void> };
   ffmpegAvailable: boolean;
   transcodeAvailable: boolean;
-  editions: PlaybackEditionPresenter;
-  devices: DeviceProfileService;
-  paths: MediaPathService;
+  editions: Pick<PlaybackEditionPresenter, 'decide' | 'capabilitiesOf' | 'policy'>;
+  devices: Pick<DeviceProfileService, 'resolve'>;
+  paths: Pick<MediaPathService, 'resolveInsideRoot'>;
   index: ReadyArtifactIndex;
   clock: Clock;
   /** Artifacts live in its `artifacts` area. */
-  store: DataStore;
-  /** REELSHELF_ARTIFACT_CACHE_MB in bytes: the bound of the area's size on disk. */
-  cacheBytes: number;
+  store: ArtifactArea;
+  /** The machine's one conversion limit: a build waits for a slot. */
+  slots: ConversionSlots;
+  /** The one bound of artifacts + segments: artifacts register with it and ask it after every build. */
+  cache: PlaybackCache;
 }
 
 /** What a file needs on a device, decided by the same rules as /library. */
@@ -84,6 +116,8 @@ export function artifactKey(sourceKey: string, device: string, plan: PlaybackPla
  */
 export class ArtifactService {
   private hls: HlsPrewarmPort | undefined;
+  /** Artifacts just made, kept through the clean their build asked for. */
+  private readonly justMade = new Set<string>();
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -97,6 +131,7 @@ export class ArtifactService {
       run: (ctx) => this.build(ctx),
       recover: (job) => this.recover(job),
     });
+    deps.cache.register('artifact', this.cacheKind());
   }
 
   /**
@@ -105,7 +140,7 @@ export class ArtifactService {
    * can be evicted.
    */
   async load(): Promise<void> {
-    const repo = new ArtifactRepository(this.deps.db);
+    const repo = this.deps.records;
     for (const row of await repo.readyByAge()) {
       this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
     }
@@ -128,7 +163,7 @@ export class ArtifactService {
 
   async needs(fileId: number, device: string, subtitleTrack?: number): Promise<Needs> {
     const profile = this.deps.devices.resolve(device);
-    const file = await new LibraryRepository(this.deps.db).file(fileId);
+    const file = await this.deps.files.file(fileId);
     if (file === undefined) throw notFound('media file', fileId);
     const { decision } = this.deps.editions.decide(file, profile, subtitleTrack);
     return { file, profile, decision, plan: decision.plan ?? decision.fallbackPlan };
@@ -149,7 +184,7 @@ export class ArtifactService {
       return { status: 'not_ready', reason: `Cannot be prepared for ${profile.name}: ${why}` };
     }
     const key = artifactKey(sourceKeyOf(file), profile.id, plan);
-    const row = await new ArtifactRepository(this.deps.db).getByKey(key);
+    const row = await this.deps.records.getByKey(key);
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
@@ -186,7 +221,7 @@ export class ArtifactService {
       });
     }
     const key = artifactKey(sourceKeyOf(file), profile.id, plan);
-    const repo = new ArtifactRepository(this.deps.db);
+    const repo = this.deps.records;
     const now = isoNow(this.deps.clock);
     await repo.upsertBuilding({
       artifact_key: key,
@@ -216,7 +251,7 @@ export class ArtifactService {
 
   /** Marks an artifact as just streamed (LRU). */
   async touch(key: string): Promise<void> {
-    await new ArtifactRepository(this.deps.db).touch(key, isoNow(this.deps.clock));
+    await this.deps.records.touch(key, isoNow(this.deps.clock));
   }
 
   isBuilding(jobId: number): boolean {
@@ -246,11 +281,11 @@ export class ArtifactService {
   }
 
   private async build(ctx: JobContext<ArtifactPayload>): Promise<{ key: string; size_bytes: number }> {
-    const repo = new ArtifactRepository(this.deps.db);
+    const repo = this.deps.records;
     const { key } = ctx.payload;
     const row = await repo.getByKey(key);
     if (row === undefined) throw new Error(`artifact ${key} vanished`);
-    const file = await new LibraryRepository(this.deps.db).file(row.media_file_id);
+    const file = await this.deps.files.file(row.media_file_id);
     if (file === undefined) throw new Error('the media file was removed');
     const source = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
     const plan = JSON.parse(row.plan_json) as PlaybackPlan;
@@ -258,39 +293,46 @@ export class ArtifactService {
     if (capabilities === null) throw new Error('the file has not been analysed');
     await this.deps.store.ensure('artifacts');
     const part = this.partPath(key);
-    const progress = new ProgressParser(capabilities.duration_seconds);
+    const duration = capabilities.duration_seconds;
     ctx.progress(0, 1000);
     try {
       if (ctx.payload.via === 'hls' && this.hls !== undefined) {
         // Segments are the work (0–95 %); the remux from them takes seconds.
-        const playlists = await this.hls.prepareAll(
-          row.media_file_id,
-          row.device,
-          ctx.signal,
-          (done, total) => ctx.progress(total === 0 ? 0 : Math.floor((done / total) * 950), 1000),
+        // The HLS runs hold their own slots; the segments stay on disk until the remux is done.
+        const prepared = await this.hls.prepareAll(row.media_file_id, row.device, ctx.signal, (done, total) =>
+          ctx.progress(total === 0 ? 0 : Math.floor((done / total) * 950), 1000),
         );
-        await this.deps.ffmpeg.run(buildRemuxFromHlsArgs({ ...playlists, output: part }), {
-          signal: ctx.signal,
-          onStdout: (chunk) => {
-            const p = progress.push(chunk);
-            ctx.progress(950 + Math.min(49, Math.round(p.percent / 2)), 1000);
-          },
-        });
+        try {
+          const { video, audio, audioCodec } = prepared;
+          await this.convert(
+            buildRemuxFromHlsArgs({ video, audio, audioCodec, output: part }),
+            duration,
+            ctx.signal,
+            (p) => ctx.progress(950 + Math.min(49, Math.round(p / 2)), 1000),
+          );
+        } finally {
+          prepared.release();
+        }
       } else {
-        await this.deps.ffmpeg.run(buildArtifactArgs({ source, output: part, plan, capabilities }), {
-          signal: ctx.signal,
-          onStdout: (chunk) => {
-            const p = progress.push(chunk);
-            ctx.progress(Math.min(999, Math.round(p.percent * 10)), 1000);
-          },
-        });
+        await this.convert(
+          buildArtifactArgs({ source, output: part, plan, capabilities }),
+          duration,
+          ctx.signal,
+          (p) => ctx.progress(Math.min(999, Math.round(p * 10)), 1000),
+        );
       }
       const size = (await this.deps.store.commit('artifacts', partName(key), finalName(key))).sizeBytes;
       const now = isoNow(this.deps.clock);
       await repo.finish(key, 'ready', { size_bytes: size, now });
       this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
       ctx.progress(1000, 1000);
-      await this.evict(key);
+      // The one cleaner of artifacts and segments, never removing what was just made.
+      this.justMade.add(key);
+      try {
+        await this.deps.cache.clean();
+      } finally {
+        this.justMade.delete(key);
+      }
       return { key, size_bytes: size };
     } catch (err) {
       // The clean-up must not hide why the build failed, nor leave the row 'building'.
@@ -312,7 +354,7 @@ export class ArtifactService {
   }
 
   private async recover(job: JobRow): Promise<void> {
-    const repo = new ArtifactRepository(this.deps.db);
+    const repo = this.deps.records;
     const row = await repo.getByJob(job.id);
     if (row === undefined) return;
     await this.deps.store.remove('artifacts', partName(row.artifact_key)).catch(() => undefined);
@@ -323,22 +365,57 @@ export class ArtifactService {
   }
 
   /**
-   * Removes the least recently streamed artifacts until the area fits its bound (never `keep`).
-   * The size is what the area holds on disk, measured by the storage adapter, not the sum the rows
-   * remember: a file that grew, or one no row knows, still counts.
+   * One ffmpeg run of a build, holding a conversion slot (waiting for one, in order, when every slot
+   * is held by players or other builds).
+   * @param onPercent the share of the film written so far, 0–100
    */
-  private async evict(keep: string): Promise<void> {
-    const repo = new ArtifactRepository(this.deps.db);
-    const rows = await repo.readyByAge();
-    let total = (await this.deps.store.usage('artifacts')).bytes;
-    for (const row of rows) {
-      if (total <= this.deps.cacheBytes) break;
-      if (row.artifact_key === keep) continue;
-      await this.removeFile(row);
-      await repo.delete(row.artifact_key);
-      this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
-      total -= Number(row.size_bytes);
+  private async convert(
+    args: string[],
+    durationSeconds: number | null,
+    signal: AbortSignal,
+    onPercent: (percent: number) => void,
+  ): Promise<void> {
+    const slot = await this.deps.slots.take(signal);
+    try {
+      const progress = new ProgressParser(durationSeconds);
+      await this.deps.ffmpeg.run(args, {
+        signal,
+        onStdout: (chunk) => onPercent(progress.push(chunk).percent),
+      });
+    } finally {
+      slot.release();
     }
+  }
+
+  /**
+   * The ready artifacts as the playback cache sees them: each file as measured on disk (not the
+   * size the row remembers), last used when last streamed, in use while just made.
+   */
+  private cacheKind() {
+    return {
+      entries: async (): Promise<CacheEntry[]> => {
+        const out: CacheEntry[] = [];
+        for (const row of await this.deps.records.readyByAge()) {
+          const name = this.nameOf(row);
+          const file = name === null ? null : await this.deps.store.stat('artifacts', name).catch(() => null);
+          out.push({
+            kind: 'artifact',
+            key: row.artifact_key,
+            bytes: file?.sizeBytes ?? 0,
+            lastUsedMs: Date.parse(row.last_used_at),
+            inUse: this.justMade.has(row.artifact_key),
+          });
+        }
+        return out;
+      },
+      evict: async (key: string): Promise<void> => {
+        const row = await this.deps.records.getByKey(key);
+        if (row === undefined || row.status !== 'ready' || this.justMade.has(key)) return;
+        await this.removeFile(row);
+        await this.deps.records.delete(key);
+        this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
+      },
+    };
   }
 
   /** The area-relative name of a row's file; null for a path outside the area (never touched). */

@@ -1,12 +1,14 @@
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { KeyframeReader } from '../../adapters/keyframe-reader.ts';
-import type { Db } from '../../db/database.ts';
 import { decodeKeyframeTimes, encodeKeyframeTimes } from '../../domain/media/keyframe-times.ts';
-import { KeyframeIndexRepository } from '../../repositories/keyframe-index.repository.ts';
-import { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type { KeyframeIndexRepository } from '../../repositories/keyframe-index.repository.ts';
+import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import { sourceKeyOf } from './artifact-index.ts';
-import type { KeyframeSource } from './hls.service.ts';
+import type { KeyframeSource } from './hls/presentation-registry.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
+
+/** The keyframe_indexes table (`KeyframeIndexRepository`; tests pass an in-memory one). */
+export type KeyframeIndexRecords = Pick<KeyframeIndexRepository, 'get' | 'put'>;
 
 /**
  * The keyframes of a file's video, kept with its analysis: read the first time a copied-video HLS
@@ -18,17 +20,18 @@ export class KeyframeIndexService implements KeyframeSource {
   private readonly reading = new Map<string, Promise<{ times: number[] } | null>>();
 
   constructor(
-    private readonly db: Db,
-    private readonly reader: KeyframeReader,
-    private readonly paths: MediaPathService,
+    private readonly files: Pick<MediaFileRepository, 'getWithRoot'>,
+    private readonly records: KeyframeIndexRecords,
+    private readonly reader: Pick<KeyframeReader, 'read'>,
+    private readonly paths: Pick<MediaPathService, 'openInsideRoot'>,
     private readonly clock: Clock,
   ) {}
 
   async keyframesOf(fileId: number): Promise<{ times: number[] } | null> {
-    const file = await new MediaFileRepository(this.db).getWithRoot(fileId);
+    const file = await this.files.getWithRoot(fileId);
     if (file === undefined) return null;
     const sourceKey = sourceKeyOf(file);
-    const stored = await new KeyframeIndexRepository(this.db).get(fileId);
+    const stored = await this.records.get(fileId);
     if (stored !== undefined && stored.source_key === sourceKey) {
       try {
         return { times: decodeKeyframeTimes(stored.times_json) };
@@ -57,7 +60,7 @@ export class KeyframeIndexService implements KeyframeSource {
     const checked = await this.paths.openInsideRoot(rootPath, relativePath);
     const index = await this.reader.read(checked);
     if (index === null) return null;
-    await new KeyframeIndexRepository(this.db).put({
+    await this.records.put({
       media_file_id: fileId,
       source_key: sourceKey,
       source: index.source,

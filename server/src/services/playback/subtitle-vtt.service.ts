@@ -3,7 +3,6 @@ import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
 import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
 import type { CheckedFile } from '../../adapters/file-system.ts';
 import { decodeText, TextDecodingError } from '../../adapters/text-decoding.ts';
-import type { Db } from '../../db/database.ts';
 import { strongEtag } from '../../domain/http-range.ts';
 import {
   buildSubtitleExtractionArgs,
@@ -18,7 +17,7 @@ import {
   toWebVtt,
 } from '../../domain/subtitles/webvtt.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { type MediaFileRow, MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type { MediaFileRepository, MediaFileRow } from '../../repositories/media-file.repository.ts';
 import { readCapabilities } from './edition-presenter.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 
@@ -37,7 +36,8 @@ export interface SubtitleFfmpeg {
 }
 
 export interface SubtitleVttDeps {
-  db: Db;
+  /** A media file with its root (`MediaFileRepository`). */
+  files: Pick<MediaFileRepository, 'getWithRoot'>;
   tracks: SubtitleTrackSource;
   paths: MediaPathService;
   store: DataStore;
@@ -90,7 +90,7 @@ export class SubtitleVttService {
    *   subtitle_unreadable (422), service_unavailable (503, no ffmpeg for an embedded track)
    */
   async vtt(fileId: number, index: number): Promise<SubtitleVtt> {
-    const file = await new MediaFileRepository(this.deps.db).getWithRoot(fileId);
+    const file = await this.deps.files.getWithRoot(fileId);
     if (file === undefined) throw notFound('media file', fileId);
     if (file.status === 'missing') {
       throw new AppError('file_missing', {

@@ -3,10 +3,9 @@ import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { type FfprobeAdapter, ProbeError } from '../../adapters/ffprobe.ts';
 import type { CheckedFile } from '../../adapters/file-system.ts';
-import type { Db } from '../../db/database.ts';
 import { type Capabilities, ProbeParseError, parseFfprobe } from '../../domain/media/capabilities.ts';
 import { AppError } from '../../errors.ts';
-import { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 
 export type AnalysisOutcome = 'analyzed' | 'failed' | 'missing' | 'skipped';
@@ -26,7 +25,7 @@ export interface AnalyzeManyOptions {
 /** Runs ffprobe on media files and stores what it found: capabilities, or the failure and why. */
 export class AnalysisService {
   constructor(
-    private readonly db: Db,
+    private readonly files: MediaFileRepository,
     private readonly ffprobe: FfprobeAdapter,
     private readonly paths: MediaPathService,
     private readonly clock: Clock,
@@ -65,7 +64,7 @@ export class AnalysisService {
   /** Analyses one registered media file and stores the outcome. */
   async analyzeFile(id: number, signal?: AbortSignal): Promise<AnalysisOutcome> {
     if (!this.ffprobeAvailable) return 'skipped';
-    const repo = new MediaFileRepository(this.db);
+    const repo = this.files;
     const file = await repo.getWithRoot(id);
     if (file === undefined) return 'skipped';
     // The library path rule, as for a stream: a file that is not there is missing; one the rule
@@ -121,7 +120,7 @@ export class AnalysisService {
 
   /** Analyses every present file that was never analysed or changed since. */
   async analyzePending(options: AnalyzeManyOptions = {}): Promise<Record<AnalysisOutcome, number>> {
-    const ids = await new MediaFileRepository(this.db).idsNeedingAnalysis();
+    const ids = await this.files.idsNeedingAnalysis();
     return this.analyzeMany(ids, options);
   }
 }

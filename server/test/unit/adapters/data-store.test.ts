@@ -121,6 +121,20 @@ describe('DataStore reads and accounting', () => {
     assert.deepEqual(await store.usage('artifacts'), { files: 3, bytes: 7 });
   });
 
+  test('measure sizes and dates one folder of an area (an HLS presentation), never one outside it', async () => {
+    const store = freshStore();
+    await store.writeAtomic('segments', 'p1/v/0.m4s', 'aaaa');
+    await store.writeAtomic('segments', 'p1/a0/0.m4s', 'bb');
+    await store.writeAtomic('segments', 'p2/v/0.m4s', 'c');
+    const p1 = await store.measure('segments', 'p1');
+    assert.deepEqual({ files: p1.files, bytes: p1.bytes }, { files: 2, bytes: 6 });
+    assert.ok(p1.newestMtimeMs > 0 && p1.newestMtimeMs <= Date.now() + 1000);
+    assert.deepEqual(await store.measure('segments', 'gone'), { files: 0, bytes: 0, newestMtimeMs: 0 });
+    assert.equal((await store.measure('segments')).bytes, 7, 'the whole area by default');
+    symlinkSync(scratch, store.resolve('segments', 'escape'));
+    await assert.rejects(store.measure('segments', 'escape'), StoragePathError);
+  });
+
   test('readTextFilesSync reads the small files of an area and reports the ones it cannot', () => {
     const store = freshStore();
     mkdirSync(store.dir('devices'), { recursive: true });

@@ -4,7 +4,7 @@ import {
   type EditionState,
   LibraryMatcher,
   type MovieState,
-} from '../../../src/services/import/import-match.ts';
+} from '../../../src/domain/import-export/import-match.ts';
 import { copyRow, csvItems, editionRow, movieRow, snapshot } from './plan-fixtures.ts';
 
 /** GTIN-13, as the import stores barcodes. */

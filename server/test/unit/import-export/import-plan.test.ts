@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LibraryExport } from '../../../src/domain/import-export/index.ts';
 import { openDatabase } from '../../../src/db/database.ts';
+import { ImportExportRepository } from '../../../src/repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../../../src/repositories/import-write.repository.ts';
 import { applyPlan } from '../../../src/services/import/import-apply.ts';
 import { loadSnapshot } from '../../../src/services/import/import-input.ts';
-import { ImportPlan } from '../../../src/services/import/import-plan.ts';
+import { ImportPlan } from '../../../src/domain/import-export/import-plan.ts';
 import {
   NOW,
   binderRow,
@@ -155,7 +156,7 @@ describe('applyPlan on real SQLite', () => {
       });
       const plan = async () =>
         new ImportPlan({
-          snapshot: await loadSnapshot(opened.db, true),
+          snapshot: await loadSnapshot(new ImportExportRepository(opened.db), true),
           now: NOW,
           items: jsonItems(document),
           doc: document,
@@ -175,7 +176,7 @@ describe('applyPlan on real SQLite', () => {
         progress,
         Array.from({ length: n }, (_, i) => [i + 1, n]),
       );
-      const stored = await loadSnapshot(opened.db, true);
+      const stored = await loadSnapshot(new ImportExportRepository(opened.db), true);
       assert.deepEqual(
         stored.movies.map((m) => [m.title, m.tmdb_id]),
         [['Heat', 949]],

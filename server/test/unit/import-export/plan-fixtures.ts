@@ -9,15 +9,15 @@ import type {
   CopyRow,
   EditionRow,
   MovieRow,
-} from '../../../src/repositories/import-export.repository.ts';
-import type { ImportWriter } from '../../../src/repositories/import-write.repository.ts';
+} from '../../../src/domain/import-export/library-rows.ts';
+import type { ImportWriter } from '../../../src/domain/import-export/import-writer.ts';
 import {
   type InMovie,
   itemsFromDocument,
   itemsFromGroups,
   type Snapshot,
   type SnapshotExtras,
-} from '../../../src/services/import/import-input.ts';
+} from '../../../src/domain/import-export/import-items.ts';
 import { importRow } from './rows.ts';
 
 export const NOW = '2026-01-02T03:04:05.000Z';

@@ -1,23 +1,22 @@
 /**
- * @module services/import-plan
+ * @module import-export/import-plan
  * Turns validated import items (CSV groups or JSON export items) into a plan against a snapshot of the
  * library: which movies, editions, copies (and, for JSON, roots, files, credits…) to create or change.
- * Planning is pure: it reads nothing (services/import-input.ts read the file, the library and which
- * root folders exist), matches through services/import-match.ts, and writes nothing.
- * {@link ImportPlan.ops} are the writes, in order, on the {@link ImportWriter} port; services/import-apply.ts
- * runs them inside one transaction.
+ * Planning is pure: it reads nothing (services/import/import-input.ts read the library and which root
+ * folders exist), matches through import-match.ts, and writes nothing.
+ * {@link ImportPlan.ops} are the writes, in order, on the {@link ImportWriter} port;
+ * services/import/import-apply.ts runs them inside one transaction.
  * Values the file gives overwrite; values it leaves empty (`null`, an empty list) keep what is stored.
  */
-import type { LibraryExport, RowError } from '../../domain/import-export/index.ts';
-import { parseGenres } from '../../domain/genres.ts';
-import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
-import type { ArtworkRow, MovieRow, WatchRow } from '../../repositories/import-export.repository.ts';
-import type {
-  ImportWriter,
-  MoviePatch,
-  NewEditionRow,
-  NewMovieRow,
-} from '../../repositories/import-write.repository.ts';
+import { DEFAULT_BINDER_CAPACITY } from '../binders.ts';
+import { parseGenres } from '../genres.ts';
+import { isWithin } from '../path-within.ts';
+import { normalizeTitle, sortTitle } from '../titles.ts';
+import type { InCopy, InEdition, InFile, InMovie, Snapshot } from './import-items.ts';
+import type { LibraryExport } from './json-format.ts';
+import type { ArtworkRow, MovieRow, WatchRow } from './library-rows.ts';
+import type { RowError } from './types.ts';
+import type { ImportWriter, MoviePatch, NewEditionRow, NewMovieRow } from './import-writer.ts';
 import {
   type CopyState,
   type EditionState,
@@ -29,9 +28,6 @@ import {
   fileKey,
   push,
 } from './import-match.ts';
-import type { InCopy, InEdition, InFile, InMovie, Snapshot } from './import-input.ts';
-import { isWithin } from '../library/library-root.service.ts';
-import { DEFAULT_BINDER_CAPACITY } from '../library/movie.service.ts';
 
 export { Ref } from './import-match.ts';
 

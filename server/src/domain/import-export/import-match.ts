@@ -1,5 +1,5 @@
 /**
- * @module services/import-match
+ * @module import-export/import-match
  * Which library rows the items of an import file are (pure: no I/O, no writes). So that importing
  * the same file twice changes nothing:
  * - movies by TMDb id, then IMDb id, then a barcode of one of its editions (a barcode several items
@@ -11,9 +11,9 @@
  * The matcher keeps the claims it hands out, and learns what the plan adds (new movies, barcodes,
  * slots, roots), so later items of the same file match against them too.
  */
-import { normalizeTitle } from '../../domain/titles.ts';
-import type { MediaFileRow, MovieRow } from '../../repositories/import-export.repository.ts';
-import { type InCopy, type InEdition, type InMovie, type Snapshot, barcodeKey } from './import-input.ts';
+import { normalizeTitle } from '../titles.ts';
+import { type InCopy, type InEdition, type InMovie, type Snapshot, barcodeKey } from './import-items.ts';
+import type { MediaFileRow, MovieRow } from './library-rows.ts';
 
 /** The id of a row that exists, or will once the write that inserts it has run. */
 export class Ref {

@@ -1,0 +1,228 @@
+import type { FfmpegRunOptions } from '../../../adapters/ffmpeg.ts';
+import { buildHlsRunArgs } from '../../../domain/hls/hls-command.ts';
+import { AppError } from '../../../errors.ts';
+import type { ConversionSlot, ConversionSlots } from '../conversion-slots.ts';
+import { type Presentation, type Run, notify } from './presentation.ts';
+import type { PresentationRegistry } from './presentation-registry.ts';
+import { SegmentCollector } from './segment-collector.ts';
+import type { HlsSegmentStore } from './segment-store.ts';
+
+/** The part of FfmpegAdapter a run uses (one output pipe per rendition). */
+export interface HlsFfmpeg {
+  run(args: string[], options?: FfmpegRunOptions): Promise<void>;
+}
+
+export interface HlsRunsDeps {
+  ffmpeg: HlsFfmpeg;
+  /** The machine's one conversion limit, shared with prewarms and progressive builds. */
+  slots: ConversionSlots;
+  presentations: PresentationRegistry;
+  segments: HlsSegmentStore;
+  /** Encoder threads per run. */
+  threads: number;
+  /** A run nobody asked anything of for this long is stopped (REELSHELF_HLS_IDLE_SECONDS). */
+  idleMs: number;
+  /** A run below real time for this long is said to players. */
+  slowWarningMs: number;
+  /** Asked after every run: segments count towards the playback cache's bound. */
+  onRunEnded: () => void;
+  now: () => number;
+  log?: { warn(obj: unknown, msg: string): void };
+}
+
+/**
+ * The ffmpeg runs of HLS presentations: at most one per presentation, each holding a conversion
+ * slot, started at a segment, restarted elsewhere on a seek (the slot handed to the new run), and
+ * stopped when no player asked anything of it for the idle time (a prewarm's run excepted).
+ */
+export class HlsRuns {
+  private nextId = 1;
+  /** How many conversion runs this process started (tests: a prewarmed film starts none). */
+  readonly counts = { runsStarted: 0 };
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly deps: HlsRunsDeps) {
+    this.timer = setInterval(() => this.stopIdle(), Math.max(250, Math.min(5_000, deps.idleMs / 4)));
+    this.timer.unref();
+  }
+
+  /** Running conversion runs (for health and tests). */
+  running(): number {
+    let n = 0;
+    for (const p of this.deps.presentations.all()) if (p.job !== null && !p.job.ended) n++;
+    return n;
+  }
+
+  /**
+   * Starts a run of `p` at segment `startIndex` with `slot`, or, for a player (no slot given), with a
+   * slot taken now.
+   * @throws AppError 503 conversions_busy + Retry-After when a player finds every slot held
+   */
+  start(p: Presentation, startIndex: number, pinned: boolean, slot: ConversionSlot | null = null): Run {
+    if (this.closed) {
+      slot?.release();
+      throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
+    }
+    const first = p.segments[startIndex];
+    if (first === undefined) {
+      slot?.release();
+      throw new Error(`segment ${startIndex} is outside the plan`);
+    }
+    const held = slot ?? this.deps.slots.takeNow();
+    const encodes = p.plan.video !== null && p.plan.video !== 'copy';
+    const run = buildHlsRunArgs({
+      source: p.source,
+      capabilities: p.caps,
+      plan: p.plan,
+      startSeconds: first.start,
+      keyframeTimes: encodes ? p.segments.slice(startIndex).map((seg) => seg.start) : [],
+      threads: this.deps.threads,
+    });
+    const abort = new AbortController();
+    this.counts.runsStarted++;
+    const job: Run = {
+      id: this.nextId++,
+      start: startIndex,
+      next: new Map(run.outputs.map((r) => [r, startIndex])),
+      abort,
+      ended: false,
+      error: null,
+      pinned,
+      waiters: 0,
+      speed: null,
+      slowSince: null,
+      slot: held,
+      replaced: null,
+      finished: Promise.resolve(),
+    };
+    p.job = job;
+    const collectors = run.outputs.map(
+      (rendition) =>
+        new SegmentCollector(p.segments, job, (name, bytes) => this.stored(p, job, rendition, name, bytes)),
+    );
+    job.finished = this.deps.ffmpeg
+      .run(run.args, {
+        signal: abort.signal,
+        outputs: run.outputs.length,
+        onOutput: (i, chunk) => collectors[i]?.push(chunk),
+        onStdout: (text) => this.readProgress(job, text),
+      })
+      .then(async () => {
+        for (const c of collectors) c.end();
+        await Promise.all(collectors.map((c) => c.flushed()));
+      })
+      .catch(async (err: unknown) => {
+        await Promise.all(collectors.map((c) => c.flushed().catch(() => undefined)));
+        if (!abort.signal.aborted) {
+          job.error = err instanceof Error ? err.message : String(err);
+          this.deps.log?.warn({ err, key: p.key, start: startIndex }, 'HLS conversion failed');
+        }
+      })
+      .finally(() => {
+        job.ended = true;
+        if (job.replaced === null) {
+          job.slot?.release();
+          job.slot = null;
+        }
+        notify(p);
+        this.deps.onRunEnded();
+      });
+    return job;
+  }
+
+  /**
+   * Stops the running run (if any) and starts one at `index`, on the stopped run's slot: a seek never
+   * loses its slot to another film. When another request is already restarting it, waits for that
+   * instead (the caller then looks again).
+   */
+  async restart(p: Presentation, index: number): Promise<void> {
+    const old = p.job;
+    if (old?.replaced) return old.replaced;
+    if (old === null || old.ended) {
+      this.start(p, index, false);
+      return;
+    }
+    let settle = () => {};
+    old.replaced = new Promise<void>((resolve) => (settle = resolve));
+    try {
+      old.abort.abort(new Error('restarted at another segment'));
+      await old.finished;
+      const slot = old.slot;
+      old.slot = null;
+      if (p.job !== old && p.job !== null && !p.job.ended)
+        slot?.release(); // started meanwhile
+      else this.start(p, index, false, slot);
+    } finally {
+      settle();
+    }
+  }
+
+  /** A run of `p` from `index` unless one is going or being restarted (for requests that take any run). */
+  async ensure(p: Presentation, index: number): Promise<void> {
+    const job = p.job;
+    if (job?.replaced) return job.replaced;
+    if (job === null || job.ended) this.start(p, index, false);
+  }
+
+  /** One finished segment (or init section) of a run: stored, counted, and its waiters woken. */
+  private async stored(p: Presentation, job: Run, rendition: string, name: string, bytes: Buffer) {
+    await this.deps.segments.put(p, rendition, name, bytes);
+    if (name !== 'init.mp4') {
+      const index = Number(name.slice(0, -'.m4s'.length));
+      job.next.set(rendition, Math.max(job.next.get(rendition) ?? 0, index + 1));
+    }
+    notify(p);
+  }
+
+  private readProgress(job: Run, text: string): void {
+    for (const match of text.matchAll(/^speed=\s*([\d.]+)x/gm)) {
+      const speed = Number(match[1]);
+      if (!Number.isFinite(speed)) continue;
+      job.speed = speed;
+      if (speed < 1) job.slowSince ??= this.deps.now();
+      else job.slowSince = null;
+    }
+  }
+
+  /** Runs nobody has asked anything of for the grace period stop (a player that went away). */
+  stopIdle(): void {
+    const now = this.deps.now();
+    for (const p of this.deps.presentations.all()) {
+      const job = p.job;
+      if (job === null || job.ended || job.pinned || p.waiting > 0) continue;
+      if (now - p.lastRequest > this.deps.idleMs)
+        job.abort.abort(new Error('idle: no player asked for segments'));
+    }
+  }
+
+  /** Warnings for a player of this file and device (a conversion that cannot keep up). */
+  warnings(fileId: number, device: string): string[] {
+    const out: string[] = [];
+    for (const p of this.deps.presentations.all()) {
+      if (p.fileId !== fileId || p.device !== device) continue;
+      const job = p.job;
+      if (job === null || job.ended || job.slowSince === null) continue;
+      if (this.deps.now() - job.slowSince >= this.deps.slowWarningMs) {
+        out.push(
+          `The conversion runs at ${job.speed?.toFixed(2) ?? '?'}x real time on this server: playback will pause to wait for it. Prepare the film ahead (prewarm) or choose a device that plays the file directly.`,
+        );
+      }
+    }
+    return out;
+  }
+
+  /** Stops every run (shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    const runs: Promise<void>[] = [];
+    for (const p of this.deps.presentations.all()) {
+      if (p.job !== null && !p.job.ended) {
+        p.job.abort.abort(new Error('shutdown'));
+        runs.push(p.job.finished);
+      }
+    }
+    await Promise.all(runs);
+  }
+}
