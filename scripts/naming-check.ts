@@ -705,6 +705,7 @@ async function scanLayout(files: readonly string[]): Promise<Outcome> {
       keepFile: (_rel, name) => isVideoFile(name),
       skipEntry: isSkippedEntryName,
       isIgnoreMarker,
+      links: { followSymlinks: true, dataDir: null },
     });
     const extras = new Set<string>();
     const main: FileResult[] = [];

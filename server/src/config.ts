@@ -41,6 +41,11 @@ export interface Config {
    * complete file is then answered with X-Accel-Redirect and nginx sends the bytes. null = in-process.
    */
   accelRedirect: string | null;
+  /**
+   * REELSHELF_FOLLOW_SYMLINKS: whether a symlink in a library root that leads out of it is followed
+   * (scanned, listed, streamed). Never into the data dir either way (domain/library-path.ts).
+   */
+  followSymlinks: boolean;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -187,5 +192,6 @@ export function loadConfig(env: Env = process.env): Config {
     // At most 7 days: a longer delay overflows Node's timers.
     rescanIntervalMs: duration(env, 'REELSHELF_RESCAN_INTERVAL', 6 * 3_600_000, 1000, 7 * 86_400_000),
     accelRedirect,
+    followSymlinks: oneOf(env, 'REELSHELF_FOLLOW_SYMLINKS', 'on', ['on', 'off'] as const) === 'on',
   };
 }

@@ -1,8 +1,9 @@
 import { createReadStream, readdirSync, readFileSync } from 'node:fs';
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { PathTarget } from '../domain/library-path.ts';
 
 export interface FileStat {
   sizeBytes: number;
@@ -81,6 +82,29 @@ export function readPackageFileSync(specifier: string): Buffer {
   return readFileSync(createRequire(import.meta.url).resolve(specifier));
 }
 
+/** What a path leads to, with the size and mtime of a file found there. */
+export type PathFacts = PathTarget & { sizeBytes?: number; mtimeMs?: number };
+
+/**
+ * What a path leads to once its symlinks are resolved (the facts domain/library-path.ts decides
+ * on): its real path and kind, or why there is none (missing, a dangling link, a loop). The realpath
+ * and the stat go to the thread pool together; lstat only when they fail, to tell a dangling link
+ * from nothing. Other failures (permission denied) are thrown.
+ */
+export async function pathFacts(path: string): Promise<PathFacts> {
+  try {
+    const [real, s] = await Promise.all([realpath(path), stat(path)]);
+    const kind = s.isFile() ? 'file' : s.isDirectory() ? 'directory' : 'other';
+    return { state: 'present', realPath: real, kind, sizeBytes: s.size, mtimeMs: Math.floor(s.mtimeMs) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { state: 'loop' };
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    const link = await lstat(path).catch(() => null);
+    return link?.isSymbolicLink() === true ? { state: 'dangling' } : { state: 'missing' };
+  }
+}
+
 /** Filesystem reads the services need, behind one seam. */
 export class FileSystemAdapter {
   /** stat() that answers null for a path that does not exist (or cannot be reached). */
@@ -105,6 +129,11 @@ export class FileSystemAdapter {
     } catch {
       return null;
     }
+  }
+
+  /** See {@link pathFacts}; a path that cannot be reached (permission denied) counts as missing. */
+  facts(path: string): Promise<PathFacts> {
+    return pathFacts(path).catch((): PathFacts => ({ state: 'missing' }));
   }
 
   /** Reads a small text file (UTF-8), at most `maxBytes`; null when absent, unreadable or larger. */

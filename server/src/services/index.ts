@@ -135,11 +135,15 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const ffprobe = new FfprobeAdapter({ path: deps.tools.ffprobe.path });
   const fs = new FileSystemAdapter();
-  const paths = new MediaPathService(fs);
+  // One symlink rule for walks, fingerprints, ffprobe, streams, subtitles and artwork.
+  const paths = new MediaPathService(fs, {
+    followSymlinks: deps.config.followSymlinks,
+    dataDir: deps.config.dataDir,
+  });
   const analysis = new AnalysisService(
     new MediaFileRepository(deps.db),
     ffprobe,
-    fs,
+    paths,
     deps.clock,
     deps.tools.ffprobe.available,
   );
@@ -181,6 +185,7 @@ export function buildServices(deps: ServiceDeps): Services {
     })),
     jobs,
     fs,
+    paths,
     walk: walkDirectory,
     analysis,
     clock: deps.clock,

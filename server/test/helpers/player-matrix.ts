@@ -106,7 +106,7 @@ export async function ffmpegPoint(url: string, target: number, seconds: number):
 }
 
 const MPV_SCRIPT = `
-local opts = { seq = "" }
+local opts = { seq = "", wait = 1.0 }
 require("mp.options").read_options(opts, "matrix")
 local seq = {}
 for t in string.gmatch(opts.seq, "[^;]+") do table.insert(seq, tonumber(t)) end
@@ -123,7 +123,7 @@ mp.register_event("playback-restart", function()
   measuring = false
   local ms = (mp.get_time() - asked) * 1000
   local from = mp.get_property_number("time-pos")
-  mp.add_timeout(1.0, function()
+  mp.add_timeout(opts.wait, function()
     print(string.format("MATRIX %s %.0f %s %s %s %s", tostring(seq[step]), ms, tostring(from),
       tostring(mp.get_property_number("time-pos")), tostring(mp.get_property_number("audio-pts")),
       tostring(mp.get_property_number("avsync"))))
@@ -137,7 +137,7 @@ end)
  * point the wall time from the seek to its first frame, the video position, and the audio position
  * 1 s later against the video's (mpv's `avsync`).
  */
-export async function mpvPoints(url: string, targets: number[]): Promise<SeekPoint[]> {
+export async function mpvPoints(url: string, targets: number[], seconds = 1): Promise<SeekPoint[]> {
   const dir = mkdtempSync(join(tmpdir(), 'reelshelf-mpv-'));
   try {
     const script = join(dir, 'matrix.lua');
@@ -149,10 +149,12 @@ export async function mpvPoints(url: string, targets: number[]): Promise<SeekPoi
         '--vo=null',
         '--ao=null',
         '--quiet',
+        // A point near the end must still be reported: paused at EOF instead of quitting.
+        '--keep-open=yes',
         '--term-status-msg=',
         '--msg-level=all=warn,matrix=info',
         `--script=${script}`,
-        `--script-opts=matrix-seq=${targets.join(';')}`,
+        `--script-opts=matrix-seq=${targets.join(';')},matrix-wait=${seconds}`,
         `--start=${targets[0] ?? 0}`,
         url,
       ],
@@ -268,15 +270,16 @@ export async function vlcPoint(url: string, target: number, seconds: number): Pr
   }
 }
 
-/** Every point of one player on one URL. */
+/** Every point of one player on one URL: the matrix's positions, then `extra` ones. */
 export async function playMatrix(
   player: PlayerName,
   url: string,
   duration: number,
   seconds = 2,
+  extra: number[] = [],
 ): Promise<SeekPoint[]> {
-  const targets = matrixTargets(duration);
-  if (player === 'mpv') return mpvPoints(url, targets);
+  const targets = [...matrixTargets(duration), ...extra];
+  if (player === 'mpv') return mpvPoints(url, targets, seconds);
   const points: SeekPoint[] = [];
   for (const target of targets) {
     points.push(

@@ -403,7 +403,7 @@ describe('subtitle tracks as WebVTT', () => {
         const service = new SubtitleVttService({
           files: new MediaFileRepository(t.server.database.db),
           tracks: t.server.services.subtitleTracks,
-          paths: new MediaPathService(new FileSystemAdapter()),
+          paths: new MediaPathService(new FileSystemAdapter(), { followSymlinks: true, dataDir }),
           store: new DataStore(dataDir),
           ffmpeg: {
             run: (args, options) => {

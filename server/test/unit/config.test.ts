@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     assert.equal(c.watch, true);
     assert.equal(c.rescanIntervalMs, 6 * 3_600_000);
     assert.equal(c.accelRedirect, null, 'bytes are sent in-process unless nginx is configured');
+    assert.equal(c.followSymlinks, true, 'symlinks are followed, as Jellyfin and Plex do');
   });
 
   it('reads the X-Accel-Redirect prefix with its trailing slash', () => {
@@ -40,6 +41,11 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ REELSHELF_WATCH: 'ON' }).watch, true);
   });
 
+  it('reads whether symlinks out of a root are followed', () => {
+    assert.equal(loadConfig({ REELSHELF_FOLLOW_SYMLINKS: 'off' }).followSymlinks, false);
+    assert.equal(loadConfig({ REELSHELF_FOLLOW_SYMLINKS: 'On' }).followSymlinks, true);
+  });
+
   const bad: [string, Record<string, string>, RegExp][] = [
     ['port not a number', { REELSHELF_PORT: 'eighty' }, /REELSHELF_PORT=eighty/],
     ['port out of range', { REELSHELF_PORT: '70000' }, /0 to 65535/],
@@ -51,6 +57,7 @@ describe('loadConfig', () => {
     ['short token', { REELSHELF_API_TOKEN: 'abc' }, /too short/],
     ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
     ['watch', { REELSHELF_WATCH: 'sometimes' }, /REELSHELF_WATCH=sometimes .*on, off/],
+    ['follow symlinks', { REELSHELF_FOLLOW_SYMLINKS: 'yes' }, /REELSHELF_FOLLOW_SYMLINKS=yes .*on, off/],
     ['rescan interval', { REELSHELF_RESCAN_INTERVAL: 'daily' }, /REELSHELF_RESCAN_INTERVAL=daily .*6h/],
     ['rescan interval fraction', { REELSHELF_RESCAN_INTERVAL: '1.5h' }, /REELSHELF_RESCAN_INTERVAL/],
     ['rescan interval too long', { REELSHELF_RESCAN_INTERVAL: '8d' }, /from 1 s to 7 d/],

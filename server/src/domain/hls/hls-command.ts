@@ -174,9 +174,11 @@ export function buildHlsRunArgs(input: HlsRunInput): HlsRun {
         plan.container,
         '',
         ['-frag_duration', String(AUDIO_FRAGMENT_MICROSECONDS)],
-        // The PAT and PMT before every audio PES, so a segment starts with them wherever it is cut
-        // (video gets them before every keyframe, where its segments start).
-        ['-pat_period', '0.001'],
+        // One audio frame per PES (the muxer packs ~0.2 s into one by default). A fragment is a PES
+        // and joins the segment its start falls in; with several frames per PES, where segments of
+        // two runs meet (each run's encoder starts its frames at its own start) the last PES of one
+        // overlapped the first of the other by up to 0.2 s — decode times going backwards.
+        ['-pes_payload_size', '0'],
       ),
     );
     outputs.push(`a${rendition.track}`);

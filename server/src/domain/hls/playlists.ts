@@ -89,26 +89,6 @@ export function renderMediaPlaylist(input: MediaPlaylistInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * The media playlist of a WebVTT rendition: one segment holding the whole film's cues (RFC 8216
- * allows a segment as long as the target duration, which is then the film's length); no EXT-X-MAP.
- */
-export function renderSubtitlePlaylist(input: { durationSeconds: number; uri: string }): string {
-  const duration = Math.max(0.001, input.durationSeconds);
-  const text = duration.toFixed(EXTINF_DECIMALS);
-  return [
-    '#EXTM3U',
-    `#EXT-X-VERSION:${PLAYLIST_VERSION}`,
-    `#EXT-X-TARGETDURATION:${Math.max(1, Math.round(Number(text)))}`,
-    '#EXT-X-MEDIA-SEQUENCE:0',
-    '#EXT-X-PLAYLIST-TYPE:VOD',
-    `#EXTINF:${text},`,
-    checkedUri(input.uri),
-    '#EXT-X-ENDLIST',
-    '',
-  ].join('\n');
-}
-
 /** Languages that name no language: the attribute is left out rather than claim one. */
 const NO_LANGUAGE = new Set(['und', 'mul', 'zxx', 'mis']);
 

@@ -4,6 +4,7 @@
  * section once, then fragments with their decode time. Pure.
  */
 import { Fmp4Splitter, type Fmp4Piece } from './fmp4-splitter.ts';
+import { renumberTsSegment } from './ts-continuity.ts';
 import { TsSplitter } from './ts-splitter.ts';
 
 export type SegmentPiece = Fmp4Piece;
@@ -15,6 +16,16 @@ export class SegmentSplitter {
     if (chunk.length === 0) return [];
     this.inner ??= chunk[0] === 0x47 ? new TsSplitter() : new Fmp4Splitter();
     return this.inner.push(chunk);
+  }
+
+  /**
+   * A segment's bytes from its fragments. An MPEG-TS segment starts with its PAT and PMT and gets
+   * its continuity counters renumbered (ts-continuity.ts), so it joins the segment before it
+   * whichever run wrote that one.
+   */
+  segment(fragments: Buffer[]): Buffer {
+    if (this.inner instanceof TsSplitter) return renumberTsSegment(this.inner.segment(fragments));
+    return Buffer.concat(fragments);
   }
 
   /** At EOF: the last pieces (MPEG-TS knows a fragment is whole only when the next one starts). */

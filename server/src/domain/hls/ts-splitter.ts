@@ -114,6 +114,19 @@ export class TsSplitter {
     return out;
   }
 
+  /**
+   * A segment of fragments, starting with the PAT and the PMT: a fragment carries the tables only
+   * when ffmpeg wrote them right before it (every video keyframe; every 0.1 s of audio), and a player
+   * that starts at this segment needs them first.
+   */
+  segment(fragments: Buffer[]): Buffer {
+    const first = fragments[0];
+    const startsWithPat =
+      first !== undefined && first.length > 2 && (first.readUInt16BE(1) & 0x1fff) === PAT_PID;
+    if (startsWithPat || this.pat === null || this.pmt === null) return Buffer.concat(fragments);
+    return Buffer.concat([this.pat, this.pmt, ...fragments]);
+  }
+
   /** At EOF: the last fragment; a cut packet means the writer died mid-packet. */
   end(): Fmp4Piece[] {
     if (this.rest.length > 0) {

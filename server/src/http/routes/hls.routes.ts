@@ -109,13 +109,14 @@ export function registerHlsRoutes(
       const { device, burn } = authorize(request);
       const { id, rendition, segment } = request.params;
       if (rendition.startsWith('s')) {
-        if (segment !== '0.vtt') {
+        const part = /^(\d{1,6})\.vtt$/.exec(segment);
+        if (part === null) {
           throw new AppError('not_found', {
             status: 404,
-            message: 'A subtitle rendition has one segment, 0.vtt.',
+            message: 'The segments of a subtitle rendition are <n>.vtt.',
           });
         }
-        const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)), burn);
+        const vtt = await hls.subtitleSegment(id, device, Number(rendition.slice(1)), Number(part[1]), burn);
         return sendBytes(
           request,
           reply,

@@ -172,13 +172,20 @@ export class ArtworkService {
       folders.set(join(f.root_path, folder), { root: f.root_path, folder });
     }
     for (const { root, folder } of folders.values()) {
-      const real = await this.files.paths.resolveInsideRoot(root, folder).catch(() => null);
+      // The library path rule, as for the film: the folder and then the image (a link into the data
+      // dir, or out of the root when links are not followed, is passed over).
+      const real = await this.files.paths.resolveInsideRoot(root, folder, 'directory').catch(() => null);
       const entries = real === null ? null : await this.files.fs.list(real);
       if (real === null || entries === null) continue;
       const byLower = new Map(entries.map((e) => [e.toLowerCase(), e]));
       for (const name of LOCAL_NAMES[kind]) {
         const found = byLower.get(name);
-        if (found !== undefined) return join(real, found);
+        if (found === undefined) continue;
+        const image = join(folder, found);
+        if ((await this.files.paths.resolveInsideRoot(root, image).catch(() => null)) === null) continue;
+        // Stored as named under the root (not its real path), so serving it finds its root and
+        // checks it again by the same rule.
+        return join(root, image);
       }
     }
     return null;

@@ -124,7 +124,7 @@ export class HlsService {
     return this.playlists.media(s, query);
   }
 
-  /** The media playlist of a subtitle rendition: the whole film's cues in one WebVTT segment. */
+  /** The media playlist of a subtitle rendition: WebVTT segments on the media segments' boundaries. */
   async subtitlePlaylist(
     fileId: number,
     device: string,
@@ -135,14 +135,15 @@ export class HlsService {
     return this.playlists.subtitle(await this.touched(fileId, device, burn), index, query);
   }
 
-  /** The WebVTT segment of a subtitle rendition, its cues lined up with the segments' timestamps. */
+  /** A WebVTT segment of a subtitle rendition (the cues of media segment `segment`), lined up with the segments' timestamps. */
   async subtitleSegment(
     fileId: number,
     device: string,
     index: number,
+    segment: number,
     burn?: number,
   ): Promise<{ body: Buffer; etag: string }> {
-    return this.playlists.subtitleSegment(await this.touched(fileId, device, burn), index);
+    return this.playlists.subtitleSegment(await this.touched(fileId, device, burn), index, segment);
   }
 
   private async touched(fileId: number, device: string, burn: number | undefined): Promise<Presentation> {

@@ -1,11 +1,12 @@
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { type FfprobeAdapter, ProbeError } from '../../adapters/ffprobe.ts';
-import type { FileSystemAdapter } from '../../adapters/file-system.ts';
+import type { CheckedFile } from '../../adapters/file-system.ts';
 import { type Capabilities, ProbeParseError, parseFfprobe } from '../../domain/media/capabilities.ts';
+import { AppError } from '../../errors.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
 
 export type AnalysisOutcome = 'analyzed' | 'failed' | 'missing' | 'skipped';
 
@@ -26,7 +27,7 @@ export class AnalysisService {
   constructor(
     private readonly files: MediaFileRepository,
     private readonly ffprobe: FfprobeAdapter,
-    private readonly fs: FileSystemAdapter,
+    private readonly paths: MediaPathService,
     private readonly clock: Clock,
     private readonly ffprobeAvailable: boolean,
   ) {}
@@ -66,19 +67,30 @@ export class AnalysisService {
     const repo = this.files;
     const file = await repo.getWithRoot(id);
     if (file === undefined) return 'skipped';
-    const absolute = join(file.root_path, file.relative_path);
-    const stat = await this.fs.stat(absolute);
+    // The library path rule, as for a stream: a file that is not there is missing; one the rule
+    // refuses (a link into the data dir, out of the root when not followed) is not probed, and its
+    // analysis says why, as the stream's 403 does.
     const now = isoNow(this.clock);
-    if (stat === null || !stat.isFile) {
-      await repo.markMissing(id, now);
-      return 'missing';
+    let checked: CheckedFile | null = null;
+    let refusal: string | null = null;
+    try {
+      checked = await this.paths.openInsideRoot(file.root_path, file.relative_path);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'forbidden')) {
+        await repo.markMissing(id, now);
+        return 'missing';
+      }
+      refusal = err.message;
     }
-    const result = await this.probe(absolute, stat.sizeBytes, signal);
+    const result: ProbeResult =
+      checked === null
+        ? { status: 'failed', capabilities: null, error: refusal }
+        : await this.probe(checked.path, checked.sizeBytes, signal);
     await repo.saveAnalysis(id, {
       analysis_status: result.status,
       capabilities_json: result.capabilities === null ? null : JSON.stringify(result.capabilities),
       analysis_error: result.error,
-      analyzed_size_bytes: stat.sizeBytes,
+      analyzed_size_bytes: checked?.sizeBytes ?? file.size_bytes,
       analyzed_fingerprint: file.fingerprint,
       analyzed_at: now,
       updated_at: now,

@@ -3,9 +3,9 @@
  * One new or changed file of a scan into a staging row: fingerprinted, its name (and NFO) read, and
  * probed when its content is new to the library.
  */
-import { join } from 'node:path';
 import { type NfoInfo, type ParsedMovieName, nfoPathsFor, parseNfo } from '../../domain/scan/parse-name.ts';
 import type { KnownFileRow, NewStagingRow } from '../../repositories/scan.repository.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
 import type { AnalysisService } from './analysis.service.ts';
 
 /** Reads small text files beside the media (NFO); null when absent or unreadable. */
@@ -20,6 +20,8 @@ export interface StagerDeps {
   fingerprint(path: string): Promise<string>;
   analysis: MediaProbe;
   text: TextReader;
+  /** The library path rule: each file is checked again before it is read. */
+  paths: Pick<MediaPathService, 'resolveInsideRoot'>;
 }
 
 /** The walk of one scan, as staging reads it. */
@@ -54,7 +56,9 @@ export class FileStager {
     file: StagedFile,
     existing: KnownFileRow | undefined,
   ): Promise<NewStagingRow> {
-    const fingerprint = await this.deps.fingerprint(file.absolutePath);
+    // Hashed and probed at the real path the rule approves now (as a stream will be), not the walk's.
+    const realPath = await this.deps.paths.resolveInsideRoot(ctx.rootPath, file.relativePath);
+    const fingerprint = await this.deps.fingerprint(realPath);
     const base = {
       scan_id: ctx.scanId,
       library_root_id: ctx.rootId,
@@ -75,19 +79,19 @@ export class FileStager {
     if (existing !== undefined) {
       // Same path, new size/mtime (or back from missing): same identity, re-analysed only if the content changed.
       const sameContent = existing.fingerprint === fingerprint && existing.analysis_status !== 'not_analyzed';
-      const analysis = sameContent ? null : await this.analyse(file, ctx.signal);
+      const analysis = sameContent ? null : await this.analyse(realPath, file.sizeBytes, ctx.signal);
       return { ...base, ...noParse, action: 'changed', media_file_id: existing.id, ...kept(analysis) };
     }
     const moved = ctx.vanishedByFingerprint.get(fingerprint);
     if (moved !== undefined && !ctx.claimed.has(moved.id)) {
       ctx.claimed.add(moved.id);
       const keep = moved.analysis_status !== 'not_analyzed';
-      const analysis = keep ? null : await this.analyse(file, ctx.signal);
+      const analysis = keep ? null : await this.analyse(realPath, file.sizeBytes, ctx.signal);
       return { ...base, ...noParse, action: 'moved', media_file_id: moved.id, ...kept(analysis) };
     }
     const parsed = ctx.nameOf(file.relativePath);
     const nfo = await this.readNfo(ctx.rootPath, file.relativePath);
-    const analysis = await this.analyse(file, ctx.signal);
+    const analysis = await this.analyse(realPath, file.sizeBytes, ctx.signal);
     return {
       ...base,
       action: 'new',
@@ -104,9 +108,9 @@ export class FileStager {
     };
   }
 
-  private async analyse(file: StagedFile, signal: AbortSignal): Promise<Analysis> {
+  private async analyse(realPath: string, sizeBytes: number, signal: AbortSignal): Promise<Analysis> {
     if (!this.deps.analysis.available) return null;
-    const result = await this.deps.analysis.probe(file.absolutePath, file.sizeBytes, signal);
+    const result = await this.deps.analysis.probe(realPath, sizeBytes, signal);
     return {
       status: result.status,
       capabilities: result.capabilities === null ? null : JSON.stringify(result.capabilities),
@@ -116,7 +120,10 @@ export class FileStager {
 
   private async readNfo(rootPath: string, relativePath: string): Promise<NfoInfo | null> {
     for (const candidate of nfoPathsFor(relativePath)) {
-      const text = await this.deps.text.read(join(rootPath, candidate), 1024 * 1024);
+      // Read only where the library path rule allows (never the data dir), like the film itself.
+      const real = await this.deps.paths.resolveInsideRoot(rootPath, candidate).catch(() => null);
+      if (real === null) continue;
+      const text = await this.deps.text.read(real, 1024 * 1024);
       if (text === null) continue;
       const parsed = parseNfo(text);
       if (parsed !== null) return parsed;

@@ -13,6 +13,7 @@ import type { JobRow } from '../../repositories/job.repository.ts';
 import type { LibraryRootRepository } from '../../repositories/library-root.repository.ts';
 import type { KnownFileRow, NewStagingRow } from '../../repositories/scan.repository.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
 import type { NewMovieMetadata } from '../metadata/new-movie-metadata.ts';
 import { type ScanCommitRepositories, type ScanStaging, commitScan } from './scan-commit.ts';
 import { EMPTY_COUNTS, type ScanPayload, type ScanResult, toReport } from './scan-report.ts';
@@ -36,6 +37,8 @@ export interface ScanDeps {
   fs: Pick<FileSystemAdapter, 'stat'>;
   /** Walks a root (adapters/directory-walker.ts). */
   walk: typeof walkDirectory;
+  /** The library path rule: the walk applies it, and each file is checked again before it is read. */
+  paths: Pick<MediaPathService, 'rule' | 'resolveInsideRoot'>;
   analysis: MediaProbe;
   clock: Clock;
   fingerprint(path: string): Promise<string>;
@@ -147,6 +150,7 @@ export class ScanService {
       keepFile: (_rel, name) => isVideoFile(name) || isSubtitleFile(name),
       skipEntry: isSkippedEntryName,
       isIgnoreMarker,
+      links: this.deps.paths.rule,
       signal: ctx.signal,
     });
     for (const p of walk.problems) addError(p.path, p.error);

@@ -4,7 +4,6 @@ import {
   type AudioRendition,
   hlsLanguageTag,
   renderMasterPlaylist,
-  renderSubtitlePlaylist,
   renderMediaPlaylist,
   type VideoVariant,
 } from '../../../src/domain/hls/playlists.ts';
@@ -447,11 +446,21 @@ describe('subtitles as WebVTT renditions', () => {
   it('without text tracks, no SUBTITLES attribute', () => {
     assert.doesNotMatch(renderMasterPlaylist({ video, audio, subtitles: [] }), /SUBTITLES/);
   });
-  it('the subtitle playlist is one WebVTT segment as long as the film, valid RFC 8216', () => {
-    const text = renderSubtitlePlaylist({ durationSeconds: 5400.32, uri: '0.vtt?t=1' });
+  it('a subtitle playlist: WebVTT segments on the media boundaries, no EXT-X-MAP, valid RFC 8216', () => {
+    const text = renderMediaPlaylist({
+      segments: [
+        { index: 0, start: 0, duration: 4 },
+        { index: 1, start: 4, duration: 4 },
+        { index: 2, start: 8, duration: 2.5 },
+      ],
+      initUri: null,
+      segmentUri: (i) => `${i}.vtt?t=1`,
+    });
     const checked = checkMediaPlaylist(text);
-    assert.equal(checked.segments.length, 1);
-    assert.equal(checked.targetDuration, 5400);
-    assert.equal(checked.segments[0]?.duration, 5400.32);
+    assert.deepEqual(
+      checked.segments.map((s) => s.uri.split('?')[0]),
+      ['0.vtt', '1.vtt', '2.vtt'],
+    );
+    assert.doesNotMatch(text, /EXT-X-MAP/);
   });
 });

@@ -121,27 +121,29 @@ describe('planSegments for copied video (cuts on keyframes)', () => {
 describe('planSegments over a whole film', () => {
   const twoHours = 7200;
 
-  it('a 2-hour encoded film has 1,800 segments of exactly 4 s, planned in well under 10 ms', () => {
-    planSegments({ durationSeconds: twoHours, keyframes: null }); // warm-up: JIT, not the plan
-    const started = performance.now();
+  it('a 2-hour encoded film has 1,800 segments of exactly 4 s', () => {
     const plan = planSegments({ durationSeconds: twoHours, keyframes: null });
-    const elapsed = performance.now() - started;
     assert.equal(plan.length, 1800);
     assert.ok(
       plan.every((segment) => segment.duration === 4),
       'no accumulated float drift',
     );
     assert.equal(plan[1799]?.start, 7196);
-    assert.ok(elapsed < 10, `planned in ${elapsed.toFixed(2)} ms`);
   });
 
   it('a 2-hour copied film at 23.976 fps with 2.002 s GOPs: durations are exact boundary differences', () => {
     const keyframes = Array.from({ length: 3597 }, (_, k) => (k * 48 * 1001) / 24000);
-    planSegments({ durationSeconds: twoHours, keyframes });
-    const started = performance.now();
-    const plan = planSegments({ durationSeconds: twoHours, keyframes });
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed < 10, `planned in ${elapsed.toFixed(2)} ms`);
+    // The plan's cost, counted rather than timed (a wall-clock bound fails on a loaded machine):
+    // an ordered index is read a few times over, never sorted or searched once per segment.
+    let reads = 0;
+    const counted = new Proxy(keyframes, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const plan = planSegments({ durationSeconds: twoHours, keyframes: counted });
+    assert.ok(reads <= 3 * keyframes.length, `${reads} reads of ${keyframes.length} keyframes`);
     assertWellFormed(plan, twoHours);
     // Every GOP is 2.002 s, the first ≥ 4 s after a cut is two GOPs on: 4.004 s segments.
     assert.ok(plan.slice(0, -1).every((segment) => segment.duration === 4.004));

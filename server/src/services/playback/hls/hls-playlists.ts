@@ -6,10 +6,10 @@ import {
 } from '../../../domain/hls/codec-strings.ts';
 import { HLS_TIMESTAMP_OFFSET_SECONDS } from '../../../domain/hls/hls-command.ts';
 import { hlsFileNames } from '../../../domain/hls/hls-plan.ts';
+import { webVttWindow } from '../../../domain/hls/webvtt-window.ts';
 import {
   renderMasterPlaylist,
   renderMediaPlaylist,
-  renderSubtitlePlaylist,
   type SubtitleRendition,
 } from '../../../domain/hls/playlists.ts';
 import { defaultSubtitleIndex, subtitleLabel } from '../../../domain/subtitles/subtitle-list.ts';
@@ -89,28 +89,51 @@ export class HlsPlaylists {
     });
   }
 
-  /** The media playlist of a subtitle rendition: the whole film's cues in one WebVTT segment. */
+  /**
+   * The media playlist of a subtitle rendition: WebVTT segments on the media segments' boundaries
+   * (VLC 3.0 deadlocks its buffering after a seek on one whole-film segment; Apple's authoring spec
+   * asks for subtitle segments as long as the media's).
+   */
   async subtitle(s: Presentation, index: number, query: string): Promise<string> {
     await this.requireTextTrack(s, index);
-    return renderSubtitlePlaylist({ durationSeconds: s.caps.duration_seconds ?? 0, uri: `0.vtt?${query}` });
+    return renderMediaPlaylist({
+      segments: s.segments,
+      initUri: null,
+      segmentUri: (segment) => `${segment}.vtt?${query}`,
+    });
   }
 
   /**
-   * The WebVTT segment of a subtitle rendition: the track's WebVTT with an `X-TIMESTAMP-MAP` saying
-   * that cue time 0 is media time {@link HLS_TIMESTAMP_OFFSET_SECONDS} (the segments' timestamps
-   * are shifted by it), so players line the cues up with the picture (RFC 8216 §3.5).
+   * A WebVTT segment of a subtitle rendition: the track's cues shown during media segment `segment`,
+   * with an `X-TIMESTAMP-MAP` saying that cue time 0 is media time
+   * {@link HLS_TIMESTAMP_OFFSET_SECONDS} (the segments' timestamps are shifted by it), so players
+   * line the cues up with the picture (RFC 8216 §3.5).
    */
-  async subtitleSegment(s: Presentation, index: number): Promise<{ body: Buffer; etag: string }> {
+  async subtitleSegment(
+    s: Presentation,
+    index: number,
+    segment: number,
+  ): Promise<{ body: Buffer; etag: string }> {
     await this.requireTextTrack(s, index);
     const source = this.subtitles;
     if (source === undefined) throw new AppError('not_found', { message: 'No subtitles here.' });
+    const window = s.segments[segment];
+    if (window === undefined) {
+      throw new AppError('not_found', {
+        status: 404,
+        message: `This presentation has subtitle segments 0 to ${s.segments.length - 1}.`,
+      });
+    }
     const vtt = await source.vtt(s.fileId, index);
     const chunks: Buffer[] = [];
     for await (const chunk of vtt.file.read())
       chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    const whole = withTimestampMap(Buffer.concat(chunks).toString('utf8'));
+    // The last segment takes every cue to the end (a cue past the film's end is still shown).
+    const end = segment === s.segments.length - 1 ? Number.POSITIVE_INFINITY : window.start + window.duration;
     return {
-      body: Buffer.from(withTimestampMap(Buffer.concat(chunks).toString('utf8'))),
-      etag: `${vtt.etag.slice(0, -1)}-hls"`,
+      body: Buffer.from(webVttWindow(whole, window.start, end)),
+      etag: `${vtt.etag.slice(0, -1)}-hls-${segment}"`,
     };
   }
 

@@ -74,7 +74,7 @@ export class SegmentCollector {
     const current = this.current;
     this.current = null;
     if (current === null) return;
-    this.write(`${current.index}.m4s`, Buffer.concat(current.parts));
+    this.write(`${current.index}.m4s`, this.splitter.segment(current.parts));
   }
 
   private write(name: string, bytes: Buffer): void {

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { walkDirectory } from '../../../../src/adapters/directory-walker.ts';
 import { FileSystemAdapter } from '../../../../src/adapters/file-system.ts';
 import { fileFingerprint } from '../../../../src/adapters/fingerprint.ts';
+import { MediaPathService } from '../../../../src/services/library/media-path.service.ts';
 import { ScanService } from '../../../../src/services/scan/scan.service.ts';
 import { FakeJobRunner } from '../../../fakes/fake-jobs.ts';
 import { FakeScanTables } from '../../../fakes/scan-repositories.ts';
@@ -43,6 +44,8 @@ function scanner(
     jobs,
     fs,
     walk: walkDirectory,
+    // The real library path rule (symlinks followed, never into a data dir of its own).
+    paths: new MediaPathService(fs, { followSymlinks: true, dataDir: join(scratch, 'data') }),
     // The files are a few bytes of text: every probe fails, as ffprobe's would (a failed analysis is
     // an analysis: the file is not probed again until it changes).
     analysis: {
