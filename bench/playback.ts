@@ -819,10 +819,11 @@ function failure(recipe: Recipe, part: string, err: unknown): string {
 }
 
 /**
- * Issue 13's acceptance in Debian's Chromium against the real server: for an adaptive film (H.264 +
- * AC-3 → AAC) and a transcoded one (MPEG-2), the /movie page's player (first frame, 60 s of real-time
- * play, duration, seeks to 90 % and 10 %, the end), the bare progressive stream_url in a plain
- * <video>, and ffmpeg decoding the whole HLS presentation. `--quick`: 3-minute films.
+ * Issues 13 and 21 against the real server: for an adaptive film (H.264 + AC-3 → AAC) and a
+ * transcoded one (MPEG-2), the /movie page's player in Debian's Chromium (first frame, 60 s of
+ * real-time play, duration, the matrix's seeks, the end), the bare progressive stream_url in a plain
+ * <video>, ffmpeg decoding the whole HLS presentation, then the player matrix (ffmpeg, mpv, VLC; a
+ * fresh server each) on hls_url and on the prewarmed tv stream_url. `--quick`: 3-minute films.
  */
 export async function benchPlayback(): Promise<void> {
   if (CHROMIUM.path === null) {
@@ -832,7 +833,7 @@ export async function benchPlayback(): Promise<void> {
   const quick = process.argv.includes('--quick') || process.env.npm_config_quick === 'true';
   const seconds = quick ? 180 : 600;
   console.log(
-    `${quick ? 'quick run: ' : ''}${seconds / 60}-minute 1280x720 films, device web, no prewarm; each part on a fresh server and data dir`,
+    `${quick ? 'quick run: ' : ''}${seconds / 60}-minute 1280x720 films, device web (tv after the prewarm); each part on a fresh server and data dir`,
   );
   const films = new Map<Recipe, { file: string; durationS: number }>();
   for (const recipe of RECIPES) {
