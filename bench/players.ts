@@ -271,7 +271,6 @@ export async function mpvPoints(url: string, targets: number[], holdS: number): 
       if (serious || suspicious) point.errors.push(`[${module}] ${text}`);
     }
     if (result.code !== 0) (points[index] ?? points[0])?.errors.push(`mpv exit ${result.code}`);
-    if (process.env.DEBUG_MPV_LOG) writeFileSync(process.env.DEBUG_MPV_LOG, readFileSync(log));
     return points;
   } finally {
     rmSync(dir, { recursive: true, force: true });
