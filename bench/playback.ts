@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { LibraryResponse } from '@reelshelf/contract';
 import { findChromium } from '../scripts/chromium.mjs';
+import { matrixTargets, type Player, PLAYERS, playerPoints, type PointFigures } from './players.ts';
 
 const run = promisify(execFile);
 const repo = new URL('../', import.meta.url).pathname;
@@ -36,13 +37,17 @@ const CHROMIUM_FLAGS = [
 const CACHE = join(tmpdir(), 'reelshelf-bench', 'playback');
 /** How far the players must play in real time before the first figures are taken. */
 const PLAY_SECONDS = 60;
+/** How long each player plays at each point of the matrix after its first frame. */
+const HOLD_S = 2;
+/** Audio and video must start within this of each other after a seek (issue 21). */
+const AV_START_TARGET_MS = 100;
 const MAX_STALL_S = 2;
 const DURATION_TOLERANCE_S = 1;
 
 const FPS = 25;
 const GOP = 3 * FPS;
 
-interface Recipe {
+export interface Recipe {
   name: 'adaptive' | 'transcode';
   title: string;
   description: string;
@@ -67,7 +72,7 @@ const sources = (seconds: number) => [
 ];
 const ac3 = ['-c:a', 'ac3', '-b:a', '192k', '-ac', '2'];
 
-const RECIPES: Recipe[] = [
+export const RECIPES: Recipe[] = [
   {
     name: 'adaptive',
     title: 'Playback Adaptive',
@@ -140,7 +145,7 @@ async function ffprobeDuration(file: string): Promise<number> {
 }
 
 /** The film of a recipe, generated once per set of arguments and reused by later runs. */
-async function film(recipe: Recipe, seconds: number): Promise<string> {
+export async function film(recipe: Recipe, seconds: number): Promise<string> {
   const args = recipe.args(seconds);
   const key = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
   const file = join(CACHE, `${recipe.name}-${seconds}s-${key}.mkv`);
@@ -159,7 +164,7 @@ async function film(recipe: Recipe, seconds: number): Promise<string> {
   return file;
 }
 
-interface Library {
+export interface Library {
   url: string;
   movieId: number;
   fileId: number;
@@ -167,10 +172,16 @@ interface Library {
   streamUrl: string;
   hlsUrl: string | null;
   token: string;
+  /** The server's API with the admin bearer; throws a StepError on a non-2xx answer. */
+  api<R>(path: string, method?: string): Promise<R>;
 }
 
 /** A fresh data dir, the one film scanned into it, the real server started on it; all removed after `fn`. */
-async function withLibrary<T>(file: string, recipe: Recipe, fn: (lib: Library) => Promise<T>): Promise<T> {
+export async function withLibrary<T>(
+  file: string,
+  recipe: Recipe,
+  fn: (lib: Library) => Promise<T>,
+): Promise<T> {
   const media = mkdtempSync(join(tmpdir(), 'reelshelf-bench-playback-media-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-playback-data-'));
   let child: ChildProcess | undefined;
@@ -222,10 +233,10 @@ async function withLibrary<T>(file: string, recipe: Recipe, fn: (lib: Library) =
       });
     });
     const token = readFileSync(join(dataDir, 'api-token'), 'utf8').trim();
-    const api = async <R>(path: string): Promise<R> => {
-      const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const api = async <R>(path: string, method = 'GET'): Promise<R> => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
       if (!res.ok) {
-        throw new StepError('api', `GET ${path} → ${res.status}: ${(await res.text()).slice(0, 500)}`);
+        throw new StepError('api', `${method} ${path} → ${res.status}: ${(await res.text()).slice(0, 500)}`);
       }
       return (await res.json()) as R;
     };
@@ -247,6 +258,7 @@ async function withLibrary<T>(file: string, recipe: Recipe, fn: (lib: Library) =
       streamUrl: `${url}${info.stream_url}`,
       hlsUrl: info.hls_url === null ? null : `${url}${info.hls_url}`,
       token,
+      api,
     });
   } finally {
     if (child !== undefined) {
@@ -279,7 +291,40 @@ const MONITOR = String.raw`(selector) => {
     pressedAt: null, firstFrameMs: null, playingMs: null, srcAtFirstFrame: null,
     lastTime: 0, lastAdvance: 0, maxStallMs: 0, maxStallAtS: null,
     windowStallMs: null, windowReachedMs: null, windowEnd: null, waitingCount: 0,
-    seek: null, endedAtS: null, endedMs: null, errors: [], events: [],
+    seek: null, endedAtS: null, endedMs: null, errors: [], events: [], decodeErrors: [],
+  };
+  // hls.js (movie.js sets video.hls): its media and demux errors, not the network's or stalls.
+  const STALLS = /bufferStalled|bufferNudgeOnStall|bufferSeekOverHole|bufferFull/;
+  let hooked = false;
+  const hook = () => {
+    if (hooked || !v.hls || !window.Hls) return;
+    hooked = true;
+    v.hls.on(window.Hls.Events.ERROR, (_e, d) => {
+      if (d.type === window.Hls.ErrorTypes.NETWORK_ERROR || STALLS.test(d.details ?? '')) return;
+      const at = s.seek === null ? 'start' : 'seek to ' + s.seek.target;
+      if (s.decodeErrors.length < 50) s.decodeErrors.push(at + ': ' + d.type + ' ' + d.details + (d.fatal ? ' (fatal)' : '') + (d.reason ? ' ' + d.reason : ''));
+    });
+  };
+  // Where audio and video start at the playhead: the buffered range of each SourceBuffer (kept by
+  // the init script) that holds it, clamped to the seek target (what is before it is not played).
+  const avStart = (target) => {
+    const list = window.__benchSourceBuffers ?? [];
+    const startOf = (kind) => {
+      const sb = list.find((b) => b.mime.startsWith(kind));
+      if (sb === undefined) return undefined;
+      try {
+        const r = sb.buffer.buffered;
+        for (let i = 0; i < r.length; i++) {
+          if (r.start(i) <= v.currentTime + 0.001 && v.currentTime <= r.end(i) + 0.001) return Math.max(r.start(i), target);
+        }
+      } catch { return null; }
+      return null;
+    };
+    const a = startOf('audio');
+    const vi = startOf('video');
+    // One SourceBuffer for both (muxed): they start together as far as MSE tells.
+    if (a === undefined || vi === undefined) return list.length === 1 ? 0 : null;
+    return a === null || vi === null ? null : Math.round((a - vi) * 1000);
   };
   const log = (e) => { if (s.events.length < 300) s.events.push(Math.round(now()) + ' ' + e + ' t=' + v.currentTime.toFixed(2)); };
   const tick = () => {
@@ -291,11 +336,14 @@ const MONITOR = String.raw`(selector) => {
       s.lastAdvance = t;
       s.lastTime = ct;
     }
+    hook();
     const sk = s.seek;
     if (sk !== null && sk.doneMs === null && !v.seeking && !v.paused && ct > sk.target + 0.05) {
       sk.doneMs = t - sk.at;
       sk.landedS = ct;
+      sk.avStartMs = avStart(sk.target);
     }
+    if (s.firstFrameMs !== null && s.avStartMs === undefined) s.avStartMs = avStart(0);
     const active = s.firstFrameMs !== null && !v.paused && !v.ended && !v.seeking && (sk === null || sk.doneMs !== null);
     if (!active || ct > s.lastTime + 0.001) {
       s.lastAdvance = t;
@@ -323,7 +371,7 @@ const MONITOR = String.raw`(selector) => {
   window.__bench = {
     play(windowEnd) { s.windowEnd = windowEnd; s.pressedAt = now(); log('play pressed'); play(); },
     seek(target) {
-      s.seek = { target, at: now(), doneMs: null, landedS: null };
+      s.seek = { target, at: now(), doneMs: null, landedS: null, avStartMs: null };
       s.maxStallMs = 0;
       s.endedAtS = null;
       log('seek to ' + target);
@@ -340,6 +388,7 @@ const MONITOR = String.raw`(selector) => {
         readyState: v.readyState, networkState: v.networkState,
         currentSrc: v.currentSrc, buffered: ranges(),
         mediaError: v.error ? v.error.code + ' ' + v.error.message : null,
+        corruptedFrames: v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().corruptedVideoFrames : 0,
         events: s.events.slice(-25),
       });
     },
@@ -357,7 +406,17 @@ interface Snapshot {
   windowStallMs: number | null;
   windowReachedMs: number | null;
   waitingCount: number;
-  seek: { target: number; at: number; doneMs: number | null; landedS: number | null } | null;
+  seek: {
+    target: number;
+    at: number;
+    doneMs: number | null;
+    landedS: number | null;
+    avStartMs: number | null;
+  } | null;
+  /** A/V start at the first frame from 0 (undefined until then). */
+  avStartMs?: number | null;
+  decodeErrors: string[];
+  corruptedFrames: number;
   endedAtS: number | null;
   endedMs: number | null;
   errors: string[];
@@ -440,7 +499,8 @@ interface PageFigures {
   stallS?: number;
   durationS?: number | null;
   seek90S?: number;
-  seek10S?: number;
+  /** hls.js at the matrix's points (0, 10 %, 50 %, 90 %, 0). */
+  points?: PointFigures[];
   endedAtS?: number;
   stallAfterSeeksS?: number;
 }
@@ -469,23 +529,31 @@ async function playWindow(page: Page, problems: string[], figures: PageFigures):
   figures.durationS = reached.duration;
 }
 
-async function seekStep(
-  page: Page,
-  problems: string[],
-  label: string,
-  target: number,
-  seconds: number,
-): Promise<number> {
+/** Seeks, waits until the picture moves past the target, and plays HOLD_S more (errors show up). */
+async function seekStep(page: Page, problems: string[], target: number, seconds: number): Promise<Snapshot> {
   await page.evaluate(`window.__bench.seek(${target})`);
   const done = await until(
     page,
-    `${label} (to ${target.toFixed(1)} s, until currentTime passes it)`,
+    `seek to ${target.toFixed(1)} s (until currentTime passes it)`,
     seconds,
     (s) => s.seek?.doneMs !== null && s.seek?.doneMs !== undefined,
     problems,
   );
-  return (done.seek?.doneMs ?? 0) / 1000;
+  await sleep(HOLD_S * 1000);
+  return done;
 }
+
+/** Installed before the page's scripts: every SourceBuffer made, with its type (hls.js: audio, video). */
+const SOURCE_BUFFER_SPY = String.raw`(() => {
+  window.__benchSourceBuffers = [];
+  if (typeof MediaSource === 'undefined') return;
+  const add = MediaSource.prototype.addSourceBuffer;
+  MediaSource.prototype.addSourceBuffer = function (mime) {
+    const buffer = add.call(this, mime);
+    window.__benchSourceBuffers.unshift({ mime, buffer });
+    return buffer;
+  };
+})()`;
 
 async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(`${baseUrl}/sign-in`);
@@ -496,9 +564,13 @@ async function signIn(page: Page, baseUrl: string, token: string): Promise<void>
   ]);
 }
 
-/** (a) The /movie/{id} page's player: first frame, 60 s, duration, seeks to 90 % and 10 %, the end. */
+/**
+ * (a) The /movie/{id} page's player (hls.js): first frame, 60 s, duration, the matrix's seeks (10 %,
+ * 50 %, 90 %, back to 0), the end.
+ */
 async function pagePart(browser: Browser, lib: Library, fileS: number, figures: PageFigures): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(SOURCE_BUFFER_SPY);
   try {
     const page = await context.newPage();
     const problems = watch(page);
@@ -516,8 +588,37 @@ async function pagePart(browser: Browser, lib: Library, fileS: number, figures: 
     const installed = await page.evaluate(`(${MONITOR})('video.player')`);
     if (installed !== true) throw new StepError('movie page', 'monitor not installed');
     await playWindow(page, problems, figures);
-    figures.seek90S = await seekStep(page, problems, 'seek 90 %', 0.9 * fileS, 60);
-    figures.seek10S = await seekStep(page, problems, 'seek 10 %', 0.1 * fileS, 60);
+    const start = await snapshot(page);
+    const points: PointFigures[] = [
+      {
+        target: 0,
+        firstFrameS: figures.firstFrameS ?? null,
+        landedS: null,
+        avStartMs: start.avStartMs ?? null,
+        errors: [],
+      },
+    ];
+    figures.points = points;
+    let seen = 0;
+    const newErrors = (snap: Snapshot) => {
+      const fresh = snap.decodeErrors.slice(seen);
+      seen = snap.decodeErrors.length;
+      return fresh;
+    };
+    (points[0] as PointFigures).errors = newErrors(start);
+    for (const target of matrixTargets(fileS).slice(1)) {
+      const done = await seekStep(page, problems, target, 60);
+      const after = await snapshot(page);
+      (points[points.length - 1] as PointFigures).errors.push(...newErrors(done));
+      points.push({
+        target,
+        firstFrameS: (done.seek?.doneMs ?? 0) / 1000,
+        landedS: done.seek?.landedS ?? null,
+        avStartMs: done.seek?.avStartMs ?? null,
+        errors: newErrors(after),
+      });
+      if (target === matrixTargets(fileS)[3]) figures.seek90S = (done.seek?.doneMs ?? 0) / 1000;
+    }
     const endTarget = fileS - 20;
     await page.evaluate(`window.__bench.seek(${endTarget})`);
     const ended = await until(
@@ -529,6 +630,10 @@ async function pagePart(browser: Browser, lib: Library, fileS: number, figures: 
     );
     figures.endedAtS = ended.endedAtS ?? undefined;
     figures.stallAfterSeeksS = ended.maxStallMs / 1000;
+    const last = points[points.length - 1] as PointFigures;
+    last.errors.push(...newErrors(ended));
+    if (ended.mediaError !== null) last.errors.push(`media error ${ended.mediaError}`);
+    if (ended.corruptedFrames > 0) last.errors.push(`${ended.corruptedFrames} corrupted video frames`);
   } finally {
     await context.close();
   }
@@ -599,13 +704,85 @@ async function decodePart(hlsUrl: string, fileS: number): Promise<DecodeFigures>
   };
 }
 
+const PLAYER_LABEL: Record<Player | 'hls.js', string> = {
+  ffmpeg: 'ffmpeg (its demuxer: -ss before -i)',
+  mpv: 'mpv 0.35 (--vo=null --ao=null, one process seeking)',
+  vlc: 'VLC 3.0 (cvlc as nobody, dummy outputs, --start-time)',
+  'hls.js': 'hls.js in Chromium (the /movie page)',
+};
+
+const pad = (text: string, width: number) => text.padEnd(width);
+const ms = (n: number | null) => (n === null ? '?' : `${Math.round(n)} ms`);
+
+/**
+ * One table of a player on a film: each point's time to first frame, where it landed, the A/V
+ * start and the decode errors, with the targets (no decode error, A/V start within 100 ms).
+ * Returns how many points missed a target.
+ */
+function printTable(title: string, points: PointFigures[]): number {
+  console.log(`  ${title}`);
+  console.log(
+    `    ${pad('point', 12)}${pad('first frame', 13)}${pad('landed at', 12)}${pad('A/V start', 12)}${pad('decode errors', 15)}targets`,
+  );
+  let missed = 0;
+  for (const p of points) {
+    const av = p.avStartMs;
+    const ok =
+      p.errors.length === 0 && p.firstFrameS !== null && av !== null && Math.abs(av) <= AV_START_TARGET_MS;
+    if (!ok) missed++;
+    console.log(
+      `    ${pad(`${p.target.toFixed(1)} s`, 12)}${pad(s1(p.firstFrameS), 13)}` +
+        `${pad(p.landedS === null ? '-' : `${p.landedS.toFixed(2)} s`, 12)}${pad(ms(av), 12)}` +
+        `${pad(String(p.errors.length), 15)}${verdict(ok)}`,
+    );
+  }
+  const errors = points.flatMap((p) => p.errors.map((e) => `@${p.target.toFixed(1)} s: ${e}`));
+  for (const e of errors.slice(0, 6)) console.log(`      ${e.slice(0, 300)}`);
+  if (errors.length > 6) console.log(`      … ${errors.length - 6} more`);
+  return missed;
+}
+
+/** The matrix of one player on the HLS presentation (a fresh server: its seeks find nothing made). */
+async function hlsPlayerPart(lib: Library, player: Player, fileS: number): Promise<PointFigures[]> {
+  if (lib.hlsUrl === null) {
+    throw new StepError(
+      'playback info',
+      `GET /api/media-file/${lib.fileId}/playback?device=web has no hls_url`,
+    );
+  }
+  return playerPoints(player, lib.hlsUrl, fileS, HOLD_S);
+}
+
+interface PrewarmState {
+  status: string;
+  message?: string;
+  reason?: string;
+}
+
+/** POST prewarm-tv and wait until it is ready; returns the seconds it took. */
+async function prewarm(lib: Library, fileS: number): Promise<number> {
+  const path = `/api/media-file/${lib.fileId}/prewarm-tv`;
+  const t0 = performance.now();
+  let state = await lib.api<PrewarmState>(path, 'POST');
+  const deadline = t0 + Math.max(600, fileS * 3) * 1000;
+  while (state.status === 'building') {
+    if (performance.now() > deadline)
+      throw new StepError('prewarm', `still building: ${state.message ?? ''}`);
+    await sleep(1000);
+    state = await lib.api<PrewarmState>(path);
+  }
+  if (state.status !== 'ready') {
+    throw new StepError('prewarm', `ended ${state.status}: ${state.reason ?? state.message ?? ''}`);
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 function pageLine(recipe: Recipe, f: PageFigures, fileS: number): string {
   const parts = [
     `first frame ${s1(f.firstFrameS)}${f.via === undefined ? '' : ` (${f.via})`}`,
     `longest stall ${s1(f.stallS)} over ${PLAY_SECONDS} s`,
     `duration ${f.durationS === -1 ? 'Infinity' : s1(f.durationS)} (file ${s1(fileS)})`,
     `seek 90 % ${s1(f.seek90S)}`,
-    `seek 10 % ${s1(f.seek10S)}`,
     `ended at ${s1(f.endedAtS)}`,
   ];
   if (f.stallAfterSeeksS !== undefined)
@@ -642,10 +819,11 @@ function failure(recipe: Recipe, part: string, err: unknown): string {
 }
 
 /**
- * Issue 13's acceptance in Debian's Chromium against the real server: for an adaptive film (H.264 +
- * AC-3 → AAC) and a transcoded one (MPEG-2), the /movie page's player (first frame, 60 s of real-time
- * play, duration, seeks to 90 % and 10 %, the end), the bare progressive stream_url in a plain
- * <video>, and ffmpeg decoding the whole HLS presentation. `--quick`: 3-minute films.
+ * Issues 13 and 21 against the real server: for an adaptive film (H.264 + AC-3 → AAC) and a
+ * transcoded one (MPEG-2), the /movie page's player in Debian's Chromium (first frame, 60 s of
+ * real-time play, duration, the matrix's seeks, the end), the bare progressive stream_url in a plain
+ * <video>, ffmpeg decoding the whole HLS presentation, then the player matrix (ffmpeg, mpv, VLC; a
+ * fresh server each) on hls_url and on the prewarmed tv stream_url. `--quick`: 3-minute films.
  */
 export async function benchPlayback(): Promise<void> {
   if (CHROMIUM.path === null) {
@@ -655,7 +833,7 @@ export async function benchPlayback(): Promise<void> {
   const quick = process.argv.includes('--quick') || process.env.npm_config_quick === 'true';
   const seconds = quick ? 180 : 600;
   console.log(
-    `${quick ? 'quick run: ' : ''}${seconds / 60}-minute 1280x720 films, device web, no prewarm; each part on a fresh server and data dir`,
+    `${quick ? 'quick run: ' : ''}${seconds / 60}-minute 1280x720 films, device web (tv after the prewarm); each part on a fresh server and data dir`,
   );
   const films = new Map<Recipe, { file: string; durationS: number }>();
   for (const recipe of RECIPES) {
@@ -695,6 +873,12 @@ export async function benchPlayback(): Promise<void> {
         console.log(pageLine(recipe, page, fileS));
         console.log(failure(recipe, 'page', err));
       }
+      if (page.points !== undefined) {
+        failures += Math.min(
+          1,
+          printTable(`${recipe.name} hls_url — ${PLAYER_LABEL['hls.js']}`, page.points),
+        );
+      }
 
       const bare: PageFigures = {};
       try {
@@ -731,6 +915,38 @@ export async function benchPlayback(): Promise<void> {
       } catch (err) {
         failures++;
         console.log(failure(recipe, 'hls decode', err));
+      }
+
+      // The player matrix on hls_url: each player on a fresh server, one player at a time.
+      for (const player of PLAYERS) {
+        try {
+          const points = await withLibrary(file, recipe, (lib) => hlsPlayerPart(lib, player, fileS));
+          failures += Math.min(1, printTable(`${recipe.name} hls_url — ${PLAYER_LABEL[player]}`, points));
+        } catch (err) {
+          failures++;
+          console.log(failure(recipe, `hls ${player}`, err));
+        }
+      }
+
+      // The progressive stream_url of the finished artifact after a prewarm (device tv).
+      try {
+        await withLibrary(file, recipe, async (lib) => {
+          const tookS = await prewarm(lib, fileS);
+          const info = await lib.api<{ stream_url: string }>(
+            `/api/media-file/${lib.fileId}/playback?device=tv`,
+          );
+          console.log(`  ${recipe.name}: prewarm-tv ready in ${tookS.toFixed(1)} s`);
+          for (const player of PLAYERS) {
+            const points = await playerPoints(player, `${lib.url}${info.stream_url}`, fileS, HOLD_S);
+            failures += Math.min(
+              1,
+              printTable(`${recipe.name} prewarmed stream_url (tv) — ${PLAYER_LABEL[player]}`, points),
+            );
+          }
+        });
+      } catch (err) {
+        failures++;
+        console.log(failure(recipe, 'prewarmed stream_url', err));
       }
     }
   } finally {
