@@ -180,7 +180,7 @@ export async function mpvPoints(url: string, targets: number[], seconds = 1): Pr
   }
 }
 
-/** The points of one mpv run from its log file (exported for the table test of the parser). */
+/** The points of one mpv run from its log file (unit/player-matrix.test.ts holds the parser). */
 export function readMpvLog(log: string, targets: number[]): SeekPoint[] {
   const points: SeekPoint[] = targets.map((target) => ({
     target,
