@@ -185,10 +185,62 @@ async function seekAndPlay(
   return Date.now() - started;
 }
 
+/** The player matrix's tolerance: audio and video start within 100 ms of each other after a seek. */
+const START_TOLERANCE_SECONDS = 0.1;
+
+/**
+ * Where audio and video start after a seek to `target`, as the viewer gets them: in each live
+ * SourceBuffer (the video's, the audio's), the buffered range holding the target (it starts there,
+ * max(range start, target)) or else the first one after it (it starts late, at that range).
+ */
+async function avStart(page: Page, target: number): Promise<{ video: number | null; audio: number | null }> {
+  // No named functions inside: tsx names them with a helper the page does not have.
+  return page.evaluate((at) => {
+    const made = (window as unknown as { __sourceBuffers: { mime: string; buffer: SourceBuffer }[] })
+      .__sourceBuffers;
+    const found: Record<string, number | null> = { video: null, audio: null };
+    for (const kind of ['video', 'audio']) {
+      // The latest SourceBuffer of the kind (a new page or a new MediaSource makes new ones).
+      const entry = [...made].reverse().find((m) => m.mime.startsWith(`${kind}/`));
+      if (entry === undefined) continue;
+      let buffered: TimeRanges | null = null;
+      try {
+        buffered = entry.buffer.buffered;
+      } catch {
+        buffered = null; // removed from its MediaSource
+      }
+      for (let i = 0; buffered !== null && i < buffered.length; i++) {
+        if (buffered.end(i) > at + 0.05) {
+          found[kind] = Math.max(buffered.start(i), at);
+          break;
+        }
+      }
+    }
+    return { video: found.video ?? null, audio: found.audio ?? null };
+  }, target);
+}
+
+/** Audio and video after a seek start within the tolerance of each other. */
+async function assertAvStart(page: Page, target: number, what: string): Promise<number> {
+  const start = await avStart(page, target);
+  assert.ok(
+    start.video !== null && start.audio !== null,
+    `${what}: audio and video buffered (${JSON.stringify(start)})`,
+  );
+  const gap = Math.abs((start.video ?? 0) - (start.audio ?? 0));
+  assert.ok(
+    gap <= START_TOLERANCE_SECONDS,
+    `${what}: video starts at ${start.video?.toFixed(3)}, audio at ${start.audio?.toFixed(3)} (${gap.toFixed(3)} s apart)`,
+  );
+  return gap;
+}
+
 interface Timings {
   firstFrameMs: number;
   seekFarMs: number;
   seekBackMs: number;
+  /** The largest distance between audio's and video's start after a seek (ms). */
+  avGapMs: number;
 }
 
 /**
@@ -227,7 +279,9 @@ async function playWholeFilm(page: Page, seconds: number, name: string): Promise
     Math.abs(playing.duration - seconds) < 1,
     `${name}: duration ${playing.duration} s is within 1 s of the file's ${seconds} s`,
   );
+  const gaps: number[] = [];
   const seekFarMs = await seekAndPlay(page, playing.duration * 0.9, 8_000, `${name}: seek to 90 %`, true);
+  gaps.push(await assertAvStart(page, playing.duration * 0.9, `${name}: seek to 90 %`));
   await waitFor(
     async () => {
       last = await playerState(page);
@@ -243,10 +297,14 @@ async function playWholeFilm(page: Page, seconds: number, name: string): Promise
     `${name}: seek back to 10 %`,
     false,
   );
+  gaps.push(await assertAvStart(page, playing.duration * 0.1, `${name}: seek back to 10 %`));
+  // The player matrix's other position: 50 % (after 90 %, which must reach the server, not the buffer).
+  await seekAndPlay(page, playing.duration * 0.5, 8_000, `${name}: seek to 50 %`, false);
+  gaps.push(await assertAvStart(page, playing.duration * 0.5, `${name}: seek to 50 %`));
   const after = await playerState(page);
   assert.equal(after.error, null, `${name}: no media error`);
   assert.equal(after.status, '', `${name}: nothing to report in the status line`);
-  return { firstFrameMs, seekFarMs, seekBackMs };
+  return { firstFrameMs, seekFarMs, seekBackMs, avGapMs: Math.round(Math.max(...gaps) * 1000) };
 }
 
 describe(
@@ -282,6 +340,17 @@ describe(
         args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
       });
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      // The SourceBuffers hls.js makes, by MIME type: where audio and video are buffered after a seek.
+      await context.addInitScript(() => {
+        const made: { mime: string; buffer: SourceBuffer }[] = [];
+        (window as unknown as { __sourceBuffers: typeof made }).__sourceBuffers = made;
+        const add = MediaSource.prototype.addSourceBuffer;
+        MediaSource.prototype.addSourceBuffer = function (this: MediaSource, mime: string) {
+          const buffer = add.call(this, mime);
+          made.push({ mime, buffer });
+          return buffer;
+        };
+      });
       page = await context.newPage();
       page.on('pageerror', (err) => pageErrors.push(err.message));
       requests = recordStreamRequests(page);
@@ -309,7 +378,8 @@ describe(
       console.log(
         `# ${name}: ${segments.length} segments, slowest first byte ${slowest.firstByteMs.toFixed(0)} ms ` +
           `(${slowest.path.replace(/^.*\/hls\//, '')}), first frame ${timings.firstFrameMs.toFixed(0)} ms after play, ` +
-          `seek to 90 % playing after ${timings.seekFarMs} ms, back to 10 % after ${timings.seekBackMs} ms; ` +
+          `seek to 90 % playing after ${timings.seekFarMs} ms, back to 10 % after ${timings.seekBackMs} ms, ` +
+          `audio and video start at most ${timings.avGapMs} ms apart after a seek; ` +
           `${requests.length} /stream requests, refused: ${
             refused.length === 0 ? 'none' : refused.map((r) => `${r.path} ${r.status ?? 'failed'}`).join(', ')
           }`,

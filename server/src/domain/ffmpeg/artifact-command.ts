@@ -46,6 +46,8 @@ export const KEYFRAME_SECONDS = 2;
  * while the file grew stay the bytes of the finished file (same ETag-worthy content, no switch-over).
  */
 export const GROWING_MOVFLAGS = '+frag_keyframe+empty_moov+delay_moov+default_base_moof+dash';
+/** A file nobody reads while it is written: one sample table, in front of the media. */
+export const FINISHED_MOVFLAGS = '+faststart';
 
 export const COMMON_ARGS = [
   '-hide_banner',
@@ -378,8 +380,11 @@ export function buildArtifactArgs(input: ArtifactInput): string[] {
 
 /**
  * The progressive artifact remuxed from a prewarm's HLS segments (local media playlists of the
- * video and the default audio rendition): the same fragmented MP4 a direct build writes, made by
- * copying, so a film is encoded once for both. Timestamps start at 0 as in a direct build.
+ * video and the default audio rendition), made by copying, so a film is encoded once for both.
+ * Timestamps start at 0 as in a direct build. Unlike a direct build it is never read while it is
+ * written (it is written beside the artifact and renamed when whole), so it is a plain MP4 with its
+ * index in front (`+faststart`), not fragments: VLC 3.0's MP4 demuxer cannot seek in a fragmented
+ * MP4 (`INPUT_CONTROL_SET_TIME failed`, it plays from the start, with or without sidx/mfra).
  */
 export function buildRemuxFromHlsArgs(input: {
   video: string | null;
@@ -410,7 +415,7 @@ export function buildRemuxFromHlsArgs(input: {
     '-map_metadata',
     '-1',
     '-movflags',
-    GROWING_MOVFLAGS,
+    FINISHED_MOVFLAGS,
     '-f',
     'mp4',
     ffmpegPath(input.output),

@@ -3,13 +3,18 @@
  * whole film listed up front) and the master playlist naming the video variant and every audio
  * rendition. Pure: URIs are made by the caller (they carry the playback token).
  */
-import type { HlsSegment } from './segment-plan.ts';
+import { type HlsSegment, START_SNAP_SECONDS } from './segment-plan.ts';
 
 export interface MediaPlaylistInput {
   segments: HlsSegment[];
   /** The EXT-X-MAP; null for MPEG-TS segments that carry their own PAT and PMT. */
   initUri: string | null;
   segmentUri(index: number): string;
+  /**
+   * Where the playlist's timeline starts in film time ({@link playlistTimelineStart}): the first
+   * EXTINF is counted from here instead of from 0. Default 0.
+   */
+  timelineStart?: number;
 }
 
 export interface AudioRendition {
@@ -68,9 +73,53 @@ function quotedString(text: string): string {
   return `"${text.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')}"`;
 }
 
+/** Frame rate assumed when the analysis has none (the film's frame duration is the margin). */
+const FALLBACK_FRAME_RATE = 24;
+
+/**
+ * Where the media playlists' timeline starts (film seconds): the video's first frame plus one frame.
+ * FFmpeg's HLS demuxer (≤ 7.0: ffmpeg, mpv, Kodi) places segment n at the first packet's decode
+ * time plus the EXTINFs before it, and after a seek drops the video's packets until a keyframe
+ * whose *decode* time is at or after that place. Counted from 0, every boundary fell after its own
+ * keyframe's decode time when the first frame is later than 0 (0.023 s in an MKV) or decode times
+ * run ahead of presentation times (B-frames): the video started a GOP late, or, in the last
+ * segment, not at all. Started at the first frame (plus a frame of margin for rounding and a
+ * keyframe whose reorder delay differs), each boundary is at or before its keyframe's decode time.
+ * This holds when the video's playlist is the one the demuxer reads first: the master lists the
+ * variant before the audio renditions ({@link renderMasterPlaylist}).
+ * @param firstKeyframe copied video: the first keyframe of the container's index; encoded: null
+ * @param hasVideo an audio-only presentation has no keyframes to miss: 0
+ * @example playlistTimelineStart({ hasVideo: true, firstKeyframe: 0.023, frameRate: 25 }) // 0.063
+ */
+export function playlistTimelineStart(input: {
+  hasVideo: boolean;
+  firstKeyframe: number | null;
+  frameRate: number | null;
+}): number {
+  if (!input.hasVideo) return 0;
+  const first =
+    input.firstKeyframe !== null &&
+    Number.isFinite(input.firstKeyframe) &&
+    input.firstKeyframe > 0 &&
+    input.firstKeyframe < START_SNAP_SECONDS
+      ? input.firstKeyframe
+      : 0;
+  const rate =
+    input.frameRate !== null && Number.isFinite(input.frameRate) && input.frameRate > 0
+      ? input.frameRate
+      : FALLBACK_FRAME_RATE;
+  return Math.round((first + 1 / rate) * 1_000_000) / 1_000_000;
+}
+
 export function renderMediaPlaylist(input: MediaPlaylistInput): string {
   if (input.segments.length === 0) throw new Error('an HLS media playlist needs at least one segment');
-  const durations = input.segments.map((segment) => segment.duration.toFixed(EXTINF_DECIMALS));
+  const lead = input.timelineStart ?? 0;
+  const durations = input.segments.map((segment, position) =>
+    // The lead comes off the first segment only (never below half of it).
+    (position === 0 ? Math.max(segment.duration / 2, segment.duration - lead) : segment.duration).toFixed(
+      EXTINF_DECIMALS,
+    ),
+  );
   // §4.3.3.1: every EXTINF rounded to the nearest integer must be ≤ the target duration.
   const targetDuration = Math.max(1, ...durations.map((text) => Math.round(Number(text))));
   const lines = [
@@ -217,8 +266,12 @@ function streamInfTag(
 }
 
 /**
- * The master playlist: one EXT-X-MEDIA per audio rendition, then the video variant once per audio
- * group (normally one group: every audio track of the file). Without audio, no AUDIO attribute.
+ * The master playlist: the video variant once per audio group (normally one group: every audio
+ * track of the file), then one EXT-X-MEDIA per subtitle and audio rendition (RFC 8216 allows them
+ * anywhere: the variant's AUDIO names a group defined elsewhere in the playlist). The variant comes
+ * first because FFmpeg's HLS demuxer takes its timeline's zero from the first packet of the first
+ * playlist listed: the video's, as {@link playlistTimelineStart} assumes. Without audio, no AUDIO
+ * attribute.
  */
 export function renderMasterPlaylist(input: {
   video: VideoVariant;
@@ -232,8 +285,9 @@ export function renderMasterPlaylist(input: {
   );
   // At most one DEFAULT=YES in the group.
   const shown = subtitles.findIndex((r) => r.isDefault);
+  const media: string[] = [];
   subtitles.forEach((rendition, position) => {
-    lines.push(
+    media.push(
       subtitleTag({ ...rendition, isDefault: position === shown }, subtitleNames[position] ?? rendition.name),
     );
   });
@@ -243,7 +297,7 @@ export function renderMasterPlaylist(input: {
     const names = uniqueNames(group);
     const chosen = defaultPosition(group);
     group.forEach((rendition, position) => {
-      lines.push(mediaTag(rendition, names[position] ?? rendition.name, position === chosen));
+      media.push(mediaTag(rendition, names[position] ?? rendition.name, position === chosen));
     });
   }
   const videoUri = checkedUri(input.video.uri);
@@ -253,5 +307,5 @@ export function renderMasterPlaylist(input: {
   for (const [groupId, group] of groups) {
     lines.push(streamInfTag(input.video, groupId, group, withSubtitles), videoUri);
   }
-  return `${lines.join('\n')}\n`;
+  return `${[...lines, ...media].join('\n')}\n`;
 }

@@ -17,7 +17,7 @@ export const DEFAULT_SEGMENT_SECONDS = 4;
 /** A last piece shorter than this joins the segment before it (a 0.1 s segment helps nobody). */
 const MIN_LAST_PIECE_SECONDS = 0.5;
 /** Keyframes this close to the start count as 0: the first segment always starts at 0. */
-const START_SNAP_SECONDS = 0.5;
+export const START_SNAP_SECONDS = 0.5;
 
 const MICROS_PER_SECOND = 1_000_000;
 

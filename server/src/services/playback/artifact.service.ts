@@ -304,12 +304,15 @@ export class ArtifactService {
         );
         try {
           const { video, audio, audioCodec } = prepared;
+          // Written beside the part (a plain MP4 cannot be read while it grows), then moved in.
+          const remux = this.deps.store.resolve('artifacts', remuxName(key));
           await this.convert(
-            buildRemuxFromHlsArgs({ video, audio, audioCodec, output: part }),
+            buildRemuxFromHlsArgs({ video, audio, audioCodec, output: remux }),
             duration,
             ctx.signal,
             (p) => ctx.progress(950 + Math.min(49, Math.round(p / 2)), 1000),
           );
+          await this.deps.store.commit('artifacts', remuxName(key), partName(key));
         } finally {
           prepared.release();
         }
@@ -337,6 +340,7 @@ export class ArtifactService {
     } catch (err) {
       // The clean-up must not hide why the build failed, nor leave the row 'building'.
       await this.deps.store.remove('artifacts', partName(key)).catch(() => undefined);
+      await this.deps.store.remove('artifacts', remuxName(key)).catch(() => undefined);
       const now = isoNow(this.deps.clock);
       if (ctx.signal.aborted) {
         const shutdown = !(
@@ -437,6 +441,11 @@ export class ArtifactService {
 
 function partName(key: string): string {
   return `${key}.part.mp4`;
+}
+
+/** Where a prewarm's remux writes before the file is whole. */
+function remuxName(key: string): string {
+  return `${key}.remux.mp4`;
 }
 
 function finalName(key: string): string {

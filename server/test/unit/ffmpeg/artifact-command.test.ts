@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import {
   ArtifactPlanError,
   buildArtifactArgs,
+  buildRemuxFromHlsArgs,
+  FINISHED_MOVFLAGS,
   GROWING_MOVFLAGS,
 } from '../../../src/domain/ffmpeg/artifact-command.ts';
 import type { Capabilities } from '../../../src/domain/media/capabilities.ts';
@@ -383,5 +385,21 @@ describe('buildArtifactArgs: the growing fragmented MP4', () => {
     for (const [label, p, c] of rows) {
       assert.throws(() => build(p, c), ArtifactPlanError, label);
     }
+  });
+});
+
+describe('buildRemuxFromHlsArgs: the finished file of a prewarm', () => {
+  it('a plain MP4 with its index in front, not fragments (VLC 3.0 cannot seek in a fragmented MP4)', () => {
+    const args = buildRemuxFromHlsArgs({
+      video: '/data/hls/k/v.m3u8',
+      audio: '/data/hls/k/a0.m3u8',
+      audioCodec: 'aac',
+      output: '/data/artifacts/k.remux.mp4',
+    });
+    assert.equal(valueOf(args, '-movflags'), FINISHED_MOVFLAGS);
+    assert.equal(FINISHED_MOVFLAGS, '+faststart');
+    assert.deepEqual(valuesOf(args, '-map'), ['0:v:0', '1:a:0']);
+    assert.equal(valueOf(args, '-bsf:a'), 'aac_adtstoasc');
+    assert.equal(args.at(-1), '/data/artifacts/k.remux.mp4');
   });
 });

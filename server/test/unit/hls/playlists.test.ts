@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type AudioRendition,
   hlsLanguageTag,
+  playlistTimelineStart,
   renderMasterPlaylist,
   renderMediaPlaylist,
   type VideoVariant,
@@ -135,10 +136,11 @@ describe('renderMasterPlaylist', () => {
         '#EXTM3U',
         '#EXT-X-VERSION:7',
         '#EXT-X-INDEPENDENT-SEGMENTS',
-        '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="6",URI="a0.m3u8"',
-        '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Français",LANGUAGE="fr",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="a1.m3u8"',
+        // The variant first: FFmpeg's HLS demuxer takes its timeline's zero from the first playlist.
         '#EXT-X-STREAM-INF:BANDWIDTH=3448000,AVERAGE-BANDWIDTH=2448000,CODECS="avc1.64001f,ac-3,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=23.976,AUDIO="audio"',
         'video.m3u8?token=t',
+        '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="6",URI="a0.m3u8"',
+        '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Français",LANGUAGE="fr",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="a1.m3u8"',
         '',
       ].join('\n'),
     );
@@ -443,6 +445,18 @@ describe('subtitles as WebVTT renditions', () => {
     assert.equal(tags.filter((tag) => tag.includes('DEFAULT=YES')).length, 1);
     assert.match(text, /#EXT-X-STREAM-INF:[^\n]*SUBTITLES="subs"/);
   });
+  it('the variant comes before every EXT-X-MEDIA (audio and subtitles)', () => {
+    const lines = renderMasterPlaylist({
+      video,
+      audio,
+      subtitles: [
+        { uri: 's0/index.m3u8', name: 'English', language: 'eng', isDefault: false, forced: false },
+      ],
+    }).split('\n');
+    const variant = lines.findIndex((line) => line.startsWith('#EXT-X-STREAM-INF:'));
+    const firstMedia = lines.findIndex((line) => line.startsWith('#EXT-X-MEDIA:'));
+    assert.ok(variant > 0 && firstMedia > variant + 1, lines.join('\n'));
+  });
   it('without text tracks, no SUBTITLES attribute', () => {
     assert.doesNotMatch(renderMasterPlaylist({ video, audio, subtitles: [] }), /SUBTITLES/);
   });
@@ -462,5 +476,61 @@ describe('subtitles as WebVTT renditions', () => {
       ['0.vtt', '1.vtt', '2.vtt'],
     );
     assert.doesNotMatch(text, /EXT-X-MAP/);
+  });
+});
+
+describe('playlistTimelineStart and the first EXTINF', () => {
+  // FFmpeg's HLS demuxer (≤ 7.0) puts segment n at the first packet's decode time + the EXTINFs
+  // before it and drops video until a keyframe decoded at or after that: the timeline starts at the
+  // first frame plus one frame, so each boundary is at or before its keyframe's decode time.
+  const rows: { name: string; input: Parameters<typeof playlistTimelineStart>[0]; start: number }[] = [
+    {
+      name: 'copied, first keyframe at 0.023 s (MKV), 25 fps',
+      input: { hasVideo: true, firstKeyframe: 0.023, frameRate: 25 },
+      start: 0.063,
+    },
+    {
+      name: 'copied, first keyframe at 0',
+      input: { hasVideo: true, firstKeyframe: 0, frameRate: 25 },
+      start: 0.04,
+    },
+    {
+      name: 'encoded (no index): one frame',
+      input: { hasVideo: true, firstKeyframe: null, frameRate: 24000 / 1001 },
+      start: 0.041708,
+    },
+    {
+      name: 'no frame rate: one frame at 24 fps',
+      input: { hasVideo: true, firstKeyframe: 0.01, frameRate: null },
+      start: 0.051667,
+    },
+    {
+      name: 'a first keyframe far from the start is not the first frame',
+      input: { hasVideo: true, firstKeyframe: 2, frameRate: 25 },
+      start: 0.04,
+    },
+    {
+      name: 'audio only: no keyframes to miss',
+      input: { hasVideo: false, firstKeyframe: null, frameRate: null },
+      start: 0,
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => assert.equal(playlistTimelineStart(row.input), row.start));
+  }
+  it('the lead comes off the first EXTINF only', () => {
+    const text = renderMediaPlaylist({
+      segments: [
+        { index: 0, start: 0, duration: 4.023 },
+        { index: 1, start: 4.023, duration: 4 },
+      ],
+      initUri: null,
+      segmentUri: (i) => `${i}.ts`,
+      timelineStart: 0.063,
+    });
+    assert.deepEqual(
+      text.split('\n').filter((line) => line.startsWith('#EXTINF:')),
+      ['#EXTINF:3.960000,', '#EXTINF:4.000000,'],
+    );
   });
 });

@@ -84,6 +84,7 @@ export class HlsPlaylists {
     const names = hlsFileNames(s.plan.container);
     return renderMediaPlaylist({
       segments: s.segments,
+      timelineStart: s.timelineStart,
       initUri: names.init === null ? null : `${names.init}?${query}`,
       segmentUri: (index) => `${index}${names.segment}?${query}`,
     });
@@ -98,6 +99,7 @@ export class HlsPlaylists {
     await this.requireTextTrack(s, index);
     return renderMediaPlaylist({
       segments: s.segments,
+      timelineStart: s.timelineStart,
       initUri: null,
       segmentUri: (segment) => `${segment}.vtt?${query}`,
     });

@@ -1,4 +1,5 @@
 import { planHls, renditionIds } from '../../../domain/hls/hls-plan.ts';
+import { playlistTimelineStart } from '../../../domain/hls/playlists.ts';
 import { planSegments } from '../../../domain/hls/segment-plan.ts';
 import type { Capabilities } from '../../../domain/media/capabilities.ts';
 import type { PlaybackDecision } from '../../../domain/playback/decision-types.ts';
@@ -143,6 +144,11 @@ export class PresentationRegistry {
       caps,
       plan,
       segments,
+      timelineStart: playlistTimelineStart({
+        hasVideo: plan.video !== null,
+        firstKeyframe: keyframes === null ? null : keyframes.reduce((a, b) => Math.min(a, b), Infinity),
+        frameRate: caps.video?.frame_rate ?? null,
+      }),
       renditions,
       stored: new Map(renditions.map((r) => [r, new Set<number>()])),
       inits: new Set(),

@@ -43,6 +43,8 @@ export interface Presentation {
   caps: Capabilities;
   plan: HlsPlan;
   segments: HlsSegment[];
+  /** Where its playlists' timeline starts (film seconds): `playlistTimelineStart`. */
+  timelineStart: number;
   renditions: string[];
   /** Per rendition: the segments on disk. */
   stored: Map<string, Set<number>>;
