@@ -64,17 +64,21 @@ function outputTail(
   fragment: string[],
   tsExtra: string[] = [],
 ): string[] {
+  // What every rendition's output shares, whatever its container.
+  const head = [
+    '-map_metadata',
+    '-1',
+    '-map_chapters',
+    '-1',
+    ...(strict === 'normal' ? [] : ['-strict', strict]),
+    '-max_muxing_queue_size',
+    '4096',
+    '-output_ts_offset',
+    String(HLS_TIMESTAMP_OFFSET_SECONDS),
+  ];
   if (container === 'mpegts') {
     return [
-      '-map_metadata',
-      '-1',
-      '-map_chapters',
-      '-1',
-      ...(strict === 'normal' ? [] : ['-strict', strict]),
-      '-max_muxing_queue_size',
-      '4096',
-      '-output_ts_offset',
-      String(HLS_TIMESTAMP_OFFSET_SECONDS),
+      ...head,
       // The times as they are (the muxer would add its 0.7 s delay to every PTS and DTS).
       '-mpegts_copyts',
       '1',
@@ -85,15 +89,7 @@ function outputTail(
     ];
   }
   return [
-    '-map_metadata',
-    '-1',
-    '-map_chapters',
-    '-1',
-    ...(strict === 'normal' ? [] : ['-strict', strict]),
-    '-max_muxing_queue_size',
-    '4096',
-    '-output_ts_offset',
-    String(HLS_TIMESTAMP_OFFSET_SECONDS),
+    ...head,
     '-use_editlist',
     '1',
     '-movflags',
