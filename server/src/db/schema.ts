@@ -51,6 +51,8 @@ export interface MoviesTable {
   has_digital_store_a: ColumnType<Flag, Flag | undefined, Flag>;
   has_digital_store_b: ColumnType<Flag, Flag | undefined, Flag>;
   watched: ColumnType<Flag, Flag | undefined, Flag>;
+  /** In REELSHELF_CERTIFICATION_COUNTRY's system (`PG-13`); from TMDb release_dates or set by hand. */
+  certification: ColumnType<string | null, string | null | undefined, string | null>;
   enriched_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -173,6 +175,7 @@ export interface MovieRatingsTable {
 }
 
 export interface WatchStateTable {
+  user_id: number;
   media_file_id: number;
   movie_id: number | null;
   position_seconds: number;
@@ -284,6 +287,66 @@ export interface MovieSearchSyncView {
   run: number;
 }
 
+export interface UsersTable {
+  id: Id;
+  name: string;
+  name_key: string;
+  password_hash: string | null;
+  /** admin | member | child */
+  role: string;
+  max_certification: string | null;
+  allow_unrated: Flag;
+  pin_hash: string | null;
+  pin_failures: ColumnType<number, number | undefined, number>;
+  pin_locked_until: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SessionsTable {
+  id: Id;
+  user_id: number;
+  secret_hash: string;
+  /** browser | device */
+  kind: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  address: string | null;
+  user_agent: string | null;
+  app_name: string | null;
+  device_name: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  /** read | playback | admin */
+  scope: string;
+  key_hash: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  last_used_address: string | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface PlayHistoryTable {
+  id: Id;
+  user_id: number;
+  media_file_id: number | null;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  /** direct | converted */
+  mode: string;
+  started_at: Timestamp;
+  updated_at: Timestamp;
+  position_seconds: number;
+  duration_seconds: number | null;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -300,6 +363,10 @@ export interface Database {
   movie_artwork_state: MovieArtworkStateTable;
   movie_ratings: MovieRatingsTable;
   watch_state: WatchStateTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  play_history: PlayHistoryTable;
   jobs: JobsTable;
   settings: SettingsTable;
   provider_cache: ProviderCacheTable;

@@ -3,7 +3,7 @@ import { CONTRACT_BUNDLE } from '@reelshelf/contract';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from '../services/index.ts';
-import { registerAuth } from './plugins/auth.ts';
+import { bearerToken, registerAuth, secretsEqual } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
@@ -134,8 +134,15 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   // Browsers sign in once (session cookie + CSRF token); API clients send the bearer token.
   const sessions = new SessionManager(options.apiToken);
   registerAuth(app, {
-    apiToken: options.apiToken,
-    hasSession: (request) => sessions.authenticate(request),
+    resolve: async (request) => {
+      const token = bearerToken(request);
+      if (token !== null) {
+        return secretsEqual(token, options.apiToken) ? services.authentication.adminTokenPrincipal() : null;
+      }
+      if (!sessions.authenticate(request)) return null;
+      const admin = await services.authentication.adminTokenPrincipal();
+      return { ...admin, credential: { kind: 'session', id: null, scope: 'full' } };
+    },
     isPage: isPageRequest,
   });
   registerSession(app, sessions);

@@ -175,11 +175,21 @@ export class ImportWriteRepository implements ImportWriter {
     await this.db.updateTable('media_files').set(values).where('id', '=', id).execute();
   }
 
+  /** An imported watch state belongs to the first admin (who owned all state before people came). */
   async upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void> {
+    const admin = await this.db
+      .selectFrom('users')
+      .select('id')
+      .where('role', '=', 'admin')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await this.db
       .insertInto('watch_state')
-      .values({ media_file_id: mediaFileId, movie_id: movieId, ...values })
-      .onConflict((oc) => oc.column('media_file_id').doUpdateSet({ movie_id: movieId, ...values }))
+      .values({ user_id: admin.id, media_file_id: mediaFileId, movie_id: movieId, ...values })
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'media_file_id']).doUpdateSet({ movie_id: movieId, ...values }),
+      )
       .execute();
   }
 }

@@ -4,7 +4,7 @@ import type { WatchStateTable } from '../db/schema.ts';
 
 export type WatchStateRow = Selectable<WatchStateTable>;
 
-/** watch_state rows: a media file's resume position and watched flag. */
+/** watch_state rows: a person's resume position and watched flag of a media file. */
 export class WatchStateRepository {
   constructor(private readonly db: Db) {}
 
@@ -17,7 +17,7 @@ export class WatchStateRepository {
       .insertInto('watch_state')
       .values(row)
       .onConflict((oc) =>
-        oc.column('media_file_id').doUpdateSet({
+        oc.columns(['user_id', 'media_file_id']).doUpdateSet({
           movie_id: row.movie_id,
           position_seconds: row.position_seconds,
           ...(keepWatched ? {} : { watched: row.watched }),
@@ -28,6 +28,7 @@ export class WatchStateRepository {
     return this.db
       .selectFrom('watch_state')
       .selectAll()
+      .where('user_id', '=', row.user_id)
       .where('media_file_id', '=', row.media_file_id)
       .executeTakeFirstOrThrow();
   }

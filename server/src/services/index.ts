@@ -28,6 +28,7 @@ import { ProviderCacheRepository } from '../repositories/provider-cache.reposito
 import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
+import { UserRepository } from '../repositories/user.repository.ts';
 import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
@@ -61,6 +62,7 @@ import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
+import { AuthenticationService } from './people/authentication.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -82,6 +84,7 @@ export interface Services {
   /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
   rootWatch: RootWatchService;
   watch: WatchStateService;
+  authentication: AuthenticationService;
   artifacts: ArtifactService;
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
@@ -315,6 +318,7 @@ export function buildServices(deps: ServiceDeps): Services {
     scans,
     rootWatch,
     watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
+    authentication: new AuthenticationService(new UserRepository(deps.db)),
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

@@ -118,6 +118,7 @@ export class FakeMetadataTables implements DiscRecords, Restorable {
       has_digital_store_a: 0,
       has_digital_store_b: 0,
       watched: 0,
+      certification: null,
       enriched_at: null,
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { type Badge, editionBadge, healthSummary, movieBadge } from '../../src/domain/badges.ts';
 import { normalizeTitle, sortTitle } from '../../src/domain/titles.ts';
 import { redactUrl } from '../../src/http/app.ts';
-import { isPublicRoute, secretsEqual } from '../../src/http/plugins/auth.ts';
+import { secretsEqual } from '../../src/http/plugins/auth.ts';
+import { routeAccess } from '../../src/http/route-access.ts';
 
 describe('normalizeTitle', () => {
   const cases: [string, string][] = [
@@ -88,13 +89,15 @@ describe('auth helpers', () => {
     assert.equal(secretsEqual('', 'abc'), false);
     assert.equal(secretsEqual('abc'.repeat(100), 'abc'), false);
   });
-  it('knows the public routes', () => {
-    assert.equal(isPublicRoute('GET', '/api/health'), true);
-    assert.equal(isPublicRoute('POST', '/api/health'), false);
-    assert.equal(isPublicRoute('GET', '/api/contract'), true);
-    assert.equal(isPublicRoute('GET', '/stream/media_file/1'), true);
-    assert.equal(isPublicRoute('GET', '/library'), false);
-    assert.equal(isPublicRoute('GET', '/api/movies'), false);
+  it('knows the public routes, and closes what it does not name', () => {
+    assert.equal(routeAccess('GET', '/api/health'), 'public');
+    assert.equal(routeAccess('HEAD', '/api/health'), 'public');
+    assert.equal(routeAccess('POST', '/api/health'), 'admin');
+    assert.equal(routeAccess('GET', '/api/contract'), 'public');
+    assert.equal(routeAccess('GET', '/stream/media_file/:id'), 'public');
+    assert.equal(routeAccess('GET', '/library'), 'read');
+    assert.equal(routeAccess('POST', '/api/movies'), 'admin');
+    assert.equal(routeAccess('GET', '/api/some-new-route'), 'admin');
   });
   it('redacts tokens and keys from logged URLs', () => {
     assert.equal(

@@ -4,6 +4,7 @@ import * as m0002 from './0002-artifacts.ts';
 import * as m0003 from './0003-keyframe-indexes.ts';
 import * as m0004 from './0004-subtitle-sidecars.ts';
 import * as m0005 from './0005-movie-search.ts';
+import * as m0006 from './0006-households.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0003-keyframe-indexes': m0003,
   '0004-subtitle-sidecars': m0004,
   '0005-movie-search': m0005,
+  '0006-households': m0006,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

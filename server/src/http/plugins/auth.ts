@@ -1,26 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Access, permits } from '../../domain/people/access.ts';
 import { AppError } from '../../errors.ts';
-
-/** Routes anyone may call (INTERFACE.md "Authentication"); /stream checks its own playback token. */
-const PUBLIC_EXACT = new Set([
-  'GET /api/health',
-  'HEAD /api/health',
-  'GET /api/contract',
-  'HEAD /api/contract',
-]);
-const PUBLIC_PREFIXES = ['/stream/', '/assets/', '/sign-in'];
+import { type Principal, principalOrNull, setPrincipal } from '../principal.ts';
+import { routeAccess } from '../route-access.ts';
 
 /** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
 export function secretsEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
-}
-
-export function isPublicRoute(method: string, path: string): boolean {
-  if (PUBLIC_EXACT.has(`${method} ${path}`)) return true;
-  return PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 }
 
 /** The bearer token of a request, or null. */
@@ -32,9 +21,11 @@ export function bearerToken(request: FastifyRequest): string | null {
 }
 
 export interface AuthOptions {
-  apiToken: string;
-  /** Reads the signed-in session (pages); returns true when the request carries a valid one. */
-  hasSession?: (request: FastifyRequest) => boolean;
+  /**
+   * The person behind the request's credentials (bearer token or session cookie), or null when it
+   * carries none that holds. Throws an AppError to refuse outright (a revoked or rate-limited one).
+   */
+  resolve: (request: FastifyRequest) => Promise<Principal | null>;
   /** True for a page a person opens: without auth it redirects (303) to the sign-in page, not a 401. */
   isPage?: (request: FastifyRequest) => boolean;
 }
@@ -44,38 +35,59 @@ export function signInLocation(url: string): string {
   return url === '/' || url === '' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`;
 }
 
-/** Requests that proved who they are (token or session), public routes included. */
-const authenticated = new WeakSet<FastifyRequest>();
-
 /**
  * Whether the request carried valid credentials. Public routes answer everyone but may say more to
  * the admin (health shows the media tools' paths only then).
  */
 export function isAuthenticated(request: FastifyRequest): boolean {
-  return authenticated.has(request);
+  return principalOrNull(request) !== null;
 }
 
-/** Every route needs the admin bearer token (or a session) unless it is public. */
+/** The access a request's route needs (a request that matched no route: `admin`, answered 404 after). */
+function accessOf(request: FastifyRequest): Access {
+  const url = request.routeOptions.url;
+  if (url === undefined) return 'admin';
+  if (url.startsWith('/assets/')) return 'public';
+  return routeAccess(request.method, url);
+}
+
+/**
+ * Every request is checked here, once: who it is (`resolve`) and whether the route's access
+ * (http/route-access.ts) lets that person, with that credential, in. 401 without credentials, 403
+ * with credentials that do not reach (a child on an admin route, a read key on a POST).
+ */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const token = bearerToken(request);
-    const tokenValid = token !== null && secretsEqual(token, options.apiToken);
-    if (tokenValid) authenticated.add(request);
-    // (A session is not read on public routes: that would hold their POSTs, sign-in among them, to
-    // the session's CSRF check.)
-    if (isPublicRoute(request.method, path) || tokenValid) return;
-    if (options.hasSession?.(request) === true) {
-      authenticated.add(request);
-      return;
+    const access = accessOf(request);
+    // A public route does not read a session (that would hold its POSTs, sign-in among them, to the
+    // session's CSRF check), but a bearer still says who asks (health says more to the admin).
+    const principal =
+      access === 'public' && bearerToken(request) === null ? null : await options.resolve(request);
+    if (principal !== null) setPrincipal(request, principal);
+    if (access === 'public') return;
+    if (principal === null) {
+      if (options.isPage?.(request) === true) {
+        return reply.redirect(signInLocation(request.method === 'GET' ? request.url : '/library'), 303);
+      }
+      throw new AppError('unauthorized', {
+        message: bearerToken(request) === null ? 'Authentication is required.' : 'The token is not valid.',
+        hint: 'Send Authorization: Bearer <token> (the admin token is in the data dir file api-token; keys come from POST /api/keys), or sign in.',
+        headers: { 'www-authenticate': 'Bearer realm="reelshelf"' },
+      });
     }
-    if (options.isPage?.(request) === true) {
-      return reply.redirect(signInLocation(request.method === 'GET' ? request.url : '/library'), 303);
+    const decision = permits(principal.role, principal.credential.scope, access, request.method);
+    if (!decision.ok) {
+      throw new AppError('forbidden', {
+        message:
+          decision.reason === 'scope'
+            ? `This key's scope (${principal.credential.scope}) does not allow this request.`
+            : `A ${principal.role} may not do this.`,
+        hint:
+          decision.reason === 'scope'
+            ? 'Use a key with a wider scope, or sign in.'
+            : 'Ask an admin of this household.',
+        extra: { required: access },
+      });
     }
-    throw new AppError('unauthorized', {
-      message: token === null ? 'Authentication is required.' : 'The token is not valid.',
-      hint: 'Send Authorization: Bearer <token>; the token is in the data dir file api-token.',
-      headers: { 'www-authenticate': 'Bearer realm="reelshelf"' },
-    });
   });
 }

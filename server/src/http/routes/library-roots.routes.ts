@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LibraryRootService } from '../../services/library/library-root.service.ts';
 import type { ScanService } from '../../services/scan/scan.service.ts';
+import { principalOf } from '../principal.ts';
 import type { WatchStateService } from '../../services/library/watch-state.service.ts';
 import type { WatchStateInput } from '@reelshelf/contract';
 import { idParams } from '../schemas.ts';
@@ -90,6 +91,6 @@ export function registerLibraryRootRoutes(
   app.put<{ Params: { id: number }; Body: WatchStateInput }>(
     '/api/media-file/:id/progress',
     { schema: { params: idParams, body: progressBody } },
-    async (request) => watch.save(request.params.id, request.body),
+    async (request) => watch.save(principalOf(request).userId, request.params.id, request.body),
   );
 }

@@ -1,7 +1,7 @@
 import { CONTRACT_BUNDLE, CONTRACT_HASH, CONTRACT_VERSION } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
 import type { SystemStatusService } from '../../services/system/system-status.service.ts';
-import { isAuthenticated } from '../plugins/auth.ts';
+import { principalOrNull } from '../principal.ts';
 
 /** Health and the published contract: both public. */
 export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusService): void {
@@ -10,7 +10,7 @@ export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusS
   app.get('/api/health', async (request) => {
     const tool = (name: 'ffmpeg' | 'ffprobe') => {
       const report = status.toolReport(name);
-      return isAuthenticated(request) ? report : { ...report, path: null };
+      return principalOrNull(request)?.role === 'admin' ? report : { ...report, path: null };
     };
     return {
       status: 'ok',

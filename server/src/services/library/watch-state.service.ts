@@ -15,11 +15,13 @@ export class WatchStateService {
     private readonly clock: Clock,
   ) {}
 
-  async save(mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
+  /** Saves `userId`'s state of a file. */
+  async save(userId: number, mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
     const file = await this.files.getById(mediaFileId);
     if (file === undefined) throw notFound('media file', mediaFileId);
     const saved = await this.states.save(
       {
+        user_id: userId,
         media_file_id: mediaFileId,
         movie_id: file.movie_id,
         position_seconds: Math.floor(input.position_seconds),

@@ -52,7 +52,14 @@ describe('LibraryRepository.file', () => {
       .execute();
     await db
       .insertInto('watch_state')
-      .values({ media_file_id: 2, movie_id: null, position_seconds: 42, watched: 0, updated_at: NOW })
+      .values({
+        user_id: 1,
+        media_file_id: 2,
+        movie_id: null,
+        position_seconds: 42,
+        watched: 0,
+        updated_at: NOW,
+      })
       .execute();
   });
   after(() => opened.close());

@@ -19,7 +19,7 @@ describe('WatchStateService with fake repositories', () => {
     const tables = new FakeWatchStateTables();
     const fileId = tables.addMediaFile(7);
     const { watch } = service(tables);
-    assert.deepEqual(await watch.save(fileId, { position_seconds: 125.9 }), {
+    assert.deepEqual(await watch.save(1, fileId, { position_seconds: 125.9 }), {
       media_file_id: fileId,
       position_seconds: 125,
       watched: false,
@@ -27,6 +27,7 @@ describe('WatchStateService with fake repositories', () => {
     });
     assert.deepEqual(tables.states, [
       {
+        user_id: 1,
         media_file_id: fileId,
         movie_id: 7,
         position_seconds: 125,
@@ -40,14 +41,14 @@ describe('WatchStateService with fake repositories', () => {
     const tables = new FakeWatchStateTables();
     const fileId = tables.addMediaFile(7);
     const { watch, later } = service(tables);
-    await watch.save(fileId, { position_seconds: 10, watched: true });
+    await watch.save(1, fileId, { position_seconds: 10, watched: true });
     later(60);
-    const moved = await watch.save(fileId, { position_seconds: 70 });
+    const moved = await watch.save(1, fileId, { position_seconds: 70 });
     assert.deepEqual(
       [moved.position_seconds, moved.watched, moved.updated_at],
       [70, true, '2026-02-03T04:06:06.000Z'],
     );
-    const unwatched = await watch.save(fileId, { position_seconds: 0, watched: false });
+    const unwatched = await watch.save(1, fileId, { position_seconds: 0, watched: false });
     assert.equal(unwatched.watched, false);
     assert.equal(tables.states.length, 1, 'one row per media file');
   });
@@ -56,11 +57,11 @@ describe('WatchStateService with fake repositories', () => {
     const tables = new FakeWatchStateTables();
     const fileId = tables.addMediaFile(null);
     const { watch } = service(tables);
-    await watch.save(fileId, { position_seconds: 5 });
+    await watch.save(1, fileId, { position_seconds: 5 });
     assert.equal(tables.states[0]?.movie_id, null);
     const file = tables.mediaFiles.find((f) => f.id === fileId);
     if (file !== undefined) file.movie_id = 9;
-    await watch.save(fileId, { position_seconds: 6 });
+    await watch.save(1, fileId, { position_seconds: 6 });
     assert.equal(tables.states[0]?.movie_id, 9);
   });
 
@@ -68,7 +69,7 @@ describe('WatchStateService with fake repositories', () => {
     const tables = new FakeWatchStateTables();
     const { watch } = service(tables);
     await assert.rejects(
-      watch.save(42, { position_seconds: 1 }),
+      watch.save(1, 42, { position_seconds: 1 }),
       (err) => err instanceof AppError && err.code === 'not_found' && err.status === 404,
     );
     assert.deepEqual(tables.states, []);

@@ -1,0 +1,54 @@
+import type { Access } from '../domain/people/access.ts';
+
+/**
+ * Who may call each route (issue 22), in one table: `<METHOD> <url>` as registered → Access.
+ * A route missing here is `admin` (closed until someone opens it), and
+ * server/test/unit/http/route-access.test.ts fails on any registered route this table does not
+ * name, so a new route is classified on purpose. HEAD follows GET.
+ */
+export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
+  // Anyone.
+  'GET /api/health': 'public',
+  'GET /api/contract': 'public',
+  'GET /sign-in': 'public',
+  'POST /sign-in': 'public',
+  'GET /assets/*': 'public',
+  // Stream URLs carry their own signed playback token (or a bearer) and check it themselves.
+  'GET /stream/media_file/:id': 'public',
+  'GET /stream/media_file/:id/master.m3u8': 'public',
+  'GET /stream/media_file/:id/hls/:rendition/index.m3u8': 'public',
+  'GET /stream/media_file/:id/hls/:rendition/:segment': 'public',
+  'GET /stream/media_file/:id/subtitles/:track': 'public',
+
+  // Any signed-in person.
+  'POST /sign-out': 'signed-in',
+
+  // Reading the library, as the person may see it.
+  'GET /': 'read',
+  'GET /library': 'read',
+  'GET /movie/:id': 'read',
+  'GET /api/movies': 'read',
+  'GET /api/movies/:id': 'read',
+  'GET /api/collections': 'read',
+  'GET /api/devices': 'read',
+  'GET /artwork/:movieId/:kind': 'read',
+
+  // Playing, and the person's own state.
+  'GET /api/media-file/:id/playback': 'playback',
+  'GET /api/media-file/:id/prewarm-tv': 'playback',
+  'POST /api/media-file/:id/prewarm-tv': 'playback',
+  'DELETE /api/media-file/:id/prewarm-tv': 'playback',
+  'PUT /api/media-file/:id/progress': 'playback',
+
+  // Adding to the collection.
+  'GET /api/barcode/:code': 'collect',
+  'POST /api/barcode/:code': 'collect',
+  'POST /api/import': 'collect',
+  'GET /import': 'collect',
+};
+
+/** The access a registered route needs (its method and URL pattern as Fastify stores them). */
+export function routeAccess(method: string, url: string): Access {
+  const verb = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  return ROUTE_ACCESS[`${verb} ${url}`] ?? 'admin';
+}
