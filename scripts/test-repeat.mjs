@@ -14,7 +14,7 @@
 // Each run gets its own empty TMPDIR; whatever the tests leave in it is listed as a leftover (a test
 // that does not clean up can make a later one depend on it) and then removed.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -191,6 +191,9 @@ async function main() {
     const order = shuffled(files, seed);
     const tapFile = join(outDir, `run-${i + 1}.tap`);
     const tempDir = mkdtempSync(join(tmpdir(), 'reelshelf-repeat-'));
+    // Like /tmp, others may pass through it: VLC runs as `nobody` (it refuses root) and writes
+    // into a folder a test makes for it here; mkdtemp's 0700 would refuse it.
+    chmodSync(tempDir, 0o755);
     const started = Date.now();
     const exit = await runOnce(order, concurrency, tapFile, tempDir);
     const secs = ((Date.now() - started) / 1000).toFixed(1);
