@@ -1,5 +1,5 @@
 // The player matrix's readings that are pure: mpv's log split into points, and the rule of a
-// point (test/helpers/player-matrix.ts). The players themselves run in integration/player-matrix.test.ts.
+// point (test/helpers/player-matrix.ts). The players themselves run in integration/player-matrix-*.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { matrixProblems, readMpvLog, type SeekPoint } from '../helpers/player-matrix.ts';
