@@ -413,7 +413,7 @@ export class Pages {
           const message =
             err.code === 'rate_limited'
               ? err.message
-              : 'That name and password do not match. Check them and try again.';
+              : 'That name and password are not right. Check them and try again.';
           return this.signIn(reply, next, { message, status: err.status, name });
         }
       });
