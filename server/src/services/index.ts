@@ -365,7 +365,7 @@ export function buildServices(deps: ServiceDeps): Services {
     scans,
     rootWatch,
     watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
-    authentication: new AuthenticationService(users, keys, guard, deps.adminToken),
+    authentication: new AuthenticationService(users, keys, guard, deps.adminToken, sessions),
     users: people,
     sessions,
     keys,

@@ -189,7 +189,12 @@ describe('people, sessions, keys', () => {
     });
     assert.match(tls.headers.get('set-cookie') ?? '', /; Secure$/, 'TLS at the proxy: a Secure cookie');
 
+    const sessionId = ((await (await asSession(t, s, '/api/me')).json()) as { credential: { id: number } })
+      .credential.id;
+    const auth = t.server.services.authentication;
+    assert.equal(await auth.credentialLive({ kind: 'session', id: sessionId }), true);
     const out = await asSession(t, s, '/api/sessions/current', { method: 'DELETE' });
+    assert.equal(await auth.credentialLive({ kind: 'session', id: sessionId }), false);
     assert.equal(out.status, 204);
     assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/);
     assert.equal((await asSession(t, s, '/api/me')).status, 401);
@@ -297,7 +302,14 @@ describe('people, sessions, keys', () => {
     assert.ok(used?.last_used_at !== null);
     assert.equal(used?.last_used_address, '127.0.0.1');
 
+    const auth = t.server.services.authentication;
+    assert.equal(await auth.credentialLive({ kind: 'key', id: playback.id }), true);
     assert.equal((await t.api(`/api/keys/${playback.id}`, { method: 'DELETE' })).status, 204);
+    assert.equal(
+      await auth.credentialLive({ kind: 'key', id: playback.id }),
+      false,
+      'for playback tokens made from it',
+    );
     assert.equal((await asBearer(t, playback.key, '/library')).status, 401, 'revoked within one request');
     const listed = (await (await t.api('/api/keys')).json()) as {
       items: { id: number; revoked_at: string | null }[];

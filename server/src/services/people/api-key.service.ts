@@ -137,6 +137,12 @@ export class ApiKeyService {
     await this.keys.revoke(id, this.clock.now().toISOString());
   }
 
+  /** Whether key `id` still holds (not revoked): playback tokens made from it ask. */
+  async isLive(id: number): Promise<boolean> {
+    const row = await this.keys.getById(id);
+    return row !== undefined && row.revoked_at === null;
+  }
+
   /** The live key `key` is and its owner, or null; the use is written at most once a minute. */
   async authenticate(key: string, address: string): Promise<{ key: ApiKeyRow; user: UserRow } | null> {
     if (!looksLikeKey(key)) return null;

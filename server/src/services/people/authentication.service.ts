@@ -3,6 +3,7 @@ import type { Credential, Principal } from '../../domain/people/principal.ts';
 import type { ContentLimit } from '../../domain/people/visibility.ts';
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
 import type { ApiKeyService } from './api-key.service.ts';
+import type { SessionService } from './session.service.ts';
 import { sameSecret } from './secrets.ts';
 import type { SignInGuard } from './sign-in-guard.ts';
 
@@ -27,10 +28,23 @@ export function principalFromUser(row: UserRow, credential: Credential): Princip
 export class AuthenticationService {
   constructor(
     private readonly users: Pick<UserRepository, 'firstAdmin'>,
-    private readonly keys: Pick<ApiKeyService, 'authenticate'> | null = null,
+    private readonly keys: Pick<ApiKeyService, 'authenticate' | 'isLive'> | null = null,
     private readonly guard: Pick<SignInGuard, 'check' | 'failed'> | null = null,
     private readonly adminToken: string | null = null,
+    private readonly sessions: Pick<SessionService, 'isLive'> | null = null,
   ) {}
+
+  /**
+   * Whether the credential a request (or a playback token made from it) named still holds: a
+   * signed-out or expired session and a revoked key do not, from the next request on. The admin
+   * token holds while it is the data dir's.
+   */
+  async credentialLive(credential: Pick<Credential, 'kind' | 'id'>): Promise<boolean> {
+    if (credential.kind === 'admin-token') return true;
+    if (credential.id === null) return false;
+    if (credential.kind === 'key') return (await this.keys?.isLive(credential.id)) ?? false;
+    return (await this.sessions?.isLive(credential.id)) ?? false;
+  }
 
   /** The data dir's admin token signs in as the first admin. */
   async adminTokenPrincipal(): Promise<Principal> {

@@ -135,6 +135,12 @@ export class SessionService {
     };
   }
 
+  /** Whether session `id` still holds (not signed out, not expired): playback tokens made from it ask. */
+  async isLive(id: number): Promise<boolean> {
+    const session = await this.deps.sessions.getById(id);
+    return session !== undefined && sessionStatus(session, this.nowMs(), this.deps.policy) === 'active';
+  }
+
   csrfToken(session: Pick<SessionRow, 'id' | 'created_at'>): string {
     return hmac(this.csrfKey, `csrf.${session.id}.${session.created_at}`);
   }
