@@ -9,7 +9,7 @@ import { switchDecision } from '../../domain/people/switching.ts';
 import { AppError, validationFailed } from '../../errors.ts';
 import type { SessionRepository, SessionRow } from '../../repositories/session.repository.ts';
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
-import { principalFromUser } from './authentication.service.ts';
+import { principalFromUser } from './principals.ts';
 import { deriveKey, hmac, newSecret, sameSecret, secretHash } from './secrets.ts';
 import { type SignInGuard, tooMany } from './sign-in-guard.ts';
 
