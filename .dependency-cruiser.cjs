@@ -20,6 +20,7 @@ const CAPABILITIES = {
   scan: ['library', 'metadata', 'system'],
   import: ['library', 'metadata', 'system'],
   playback: ['library', 'system'],
+  people: [],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

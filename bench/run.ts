@@ -1,6 +1,7 @@
 import { benchAnalysis } from './analysis.bench.ts';
 import { benchImport } from './import.bench.ts';
 import { benchLibrary } from './library.bench.ts';
+import { benchPassword } from './password.bench.ts';
 import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
 import { benchSearch } from './search.bench.ts';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   import: benchImport,
   playback: benchPlayback,
   search: benchSearch,
+  password: benchPassword,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

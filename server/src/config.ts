@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { normaliseAccelPrefix } from './domain/accel-redirect.ts';
+import { CERTIFICATION_COUNTRIES } from './domain/people/ratings.ts';
 
 /** Runtime configuration, read once from the environment (see README "Configuration"). */
 export interface Config {
@@ -46,6 +48,18 @@ export interface Config {
    * (scanned, listed, streamed). Never into the data dir either way (domain/library-path.ts).
    */
   followSymlinks: boolean;
+  /** REELSHELF_CERTIFICATION_COUNTRY: the rating system children's limits are written in (US, GB, DE…). */
+  certificationCountry: string;
+  /**
+   * REELSHELF_TRUST_PROXY, as Fastify's `trustProxy`: false (default: the socket's address is the
+   * client's), true (trust every hop), a hop count, or the proxies' addresses/CIDRs. Then the client
+   * address (rate limits, logs) and https (Secure cookies) come from X-Forwarded-For/-Proto.
+   */
+  trustProxy: boolean | number | string;
+  /** REELSHELF_SESSION_IDLE_HOURS: a browser session unused this long ends. */
+  sessionIdleHours: number;
+  /** REELSHELF_SESSION_MAX_DAYS: a browser session ends this long after sign-in, used or not. */
+  sessionMaxDays: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -113,6 +127,39 @@ function url(env: Env, key: string, fallback: string): string {
     throw new ConfigError(`${key}=${raw} is not valid: expected an http(s) URL`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** REELSHELF_TRUST_PROXY: off/on, a hop count (1–10), or proxy addresses and CIDRs (comma-separated). */
+function trustProxy(env: Env): boolean | number | string {
+  const raw = optional(env, 'REELSHELF_TRUST_PROXY');
+  if (raw === null) return false;
+  const lower = raw.toLowerCase();
+  if (['off', 'false', 'no', '0'].includes(lower)) return false;
+  if (['on', 'true', 'yes'].includes(lower)) return true;
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 10) return Number(raw);
+  const parts = raw.split(',').map((p) => p.trim());
+  const valid = parts.every((part) => {
+    const [address = '', bits, extra] = part.split('/');
+    if (extra !== undefined || isIP(address) === 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
+  });
+  if (!valid) {
+    throw new ConfigError(
+      `REELSHELF_TRUST_PROXY=${raw} is not valid: expected on, off, a hop count from 1 to 10, or the proxy's addresses/CIDRs separated by commas (127.0.0.1,10.0.0.0/8)`,
+    );
+  }
+  return parts.join(',');
+}
+
+function certificationCountry(env: Env): string {
+  const raw = text(env, 'REELSHELF_CERTIFICATION_COUNTRY', 'US').toUpperCase();
+  if (!CERTIFICATION_COUNTRIES.includes(raw)) {
+    throw new ConfigError(
+      `REELSHELF_CERTIFICATION_COUNTRY=${raw} is not valid: expected one of ${CERTIFICATION_COUNTRIES.join(', ')}`,
+    );
+  }
+  return raw;
 }
 
 /**
@@ -193,5 +240,9 @@ export function loadConfig(env: Env = process.env): Config {
     rescanIntervalMs: duration(env, 'REELSHELF_RESCAN_INTERVAL', 6 * 3_600_000, 1000, 7 * 86_400_000),
     accelRedirect,
     followSymlinks: oneOf(env, 'REELSHELF_FOLLOW_SYMLINKS', 'on', ['on', 'off'] as const) === 'on',
+    certificationCountry: certificationCountry(env),
+    trustProxy: trustProxy(env),
+    sessionIdleHours: integer(env, 'REELSHELF_SESSION_IDLE_HOURS', 12, 1, 24 * 30),
+    sessionMaxDays: integer(env, 'REELSHELF_SESSION_MAX_DAYS', 30, 1, 365),
   };
 }

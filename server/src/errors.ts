@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   file_missing: { status: 404, message: 'The media file is missing.' },
   barcode_not_found: { status: 404, message: 'No product is known under this barcode.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  last_admin: { status: 409, message: 'The household must keep at least one admin.' },
   contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
   slot_taken: { status: 409, message: 'This binder slot already holds a disc.' },
   binder_full: { status: 409, message: 'This binder has no free slot.' },
@@ -32,6 +33,7 @@ export const ERROR_CATALOGUE = {
   precondition_failed: { status: 412, message: 'A precondition of the request does not hold.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
+  rate_limited: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
   subtitle_unreadable: { status: 422, message: 'The subtitle track cannot be read as subtitles.' },
   subtitle_burn_unsupported: {
     status: 422,

@@ -54,6 +54,7 @@ export async function createServer(
     clock: overrides.clock ?? systemClock,
     tools,
     playbackKey,
+    adminToken: apiToken,
     afterStagingWrite: overrides.afterStagingWrite,
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
@@ -67,6 +68,8 @@ export async function createServer(
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     accelRedirect: config.accelRedirect,
+    trustProxy: config.trustProxy,
+    sessionMaxDays: config.sessionMaxDays,
     ...(overrides.httpTimeouts === undefined ? {} : { timeouts: overrides.httpTimeouts }),
   });
   let closing: Promise<void> | null = null;

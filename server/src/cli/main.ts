@@ -18,6 +18,13 @@ commands:
   import <file> [--dry-run]                import a collection CSV (CLZ, Letterboxd, our export…) or a JSON
                                            export; all or nothing; --dry-run only reports what would change
   export [--format json|csv]               write the whole library to stdout (default json)
+  user list                                the household's people (name, role, limit, PIN, password set)
+  user add <name> --role admin|member|child [--max-certification PG] [--password-stdin | --password P]
+                                           add a person; the password is read from stdin (a prompt on a
+                                           terminal) unless --password gives it (visible in ps: avoid)
+  user passwd <name> [--password-stdin]    set a new password (signs the person out everywhere);
+                                           \`user passwd admin\` gives the first admin one
+  user remove <name>                       remove a person with their sessions, keys, state, history
 
 The CLI works on the same data dir as the server (REELSHELF_DATA_DIR, default ./data).`;
 
@@ -188,6 +195,99 @@ async function exportCommand(server: ReelshelfServer, args: string[]): Promise<n
 }
 
 /**
+ * A secret from stdin: on a terminal, a prompt with the typing hidden; from a pipe, its first line.
+ * Never echoed, never printed.
+ */
+async function readSecret(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY !== true) {
+    const { createInterface } = await import('node:readline');
+    const lines = createInterface({ input: stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) {
+      lines.close();
+      return line;
+    }
+    return '';
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.setEncoding('utf8');
+  return new Promise((resolveSecret) => {
+    let secret = '';
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.off('data', onData);
+          stdin.setRawMode(false);
+          stdin.pause();
+          process.stderr.write('\n');
+          resolveSecret(secret);
+          return;
+        }
+        if (ch === '\u0003') process.exit(130);
+        secret = ch === '\u007f' ? secret.slice(0, -1) : secret + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/** `reelshelf user list|add|passwd|remove`: the same service as /api/users; prints nothing secret. */
+async function userCommand(server: ReelshelfServer, args: string[]): Promise<number> {
+  const flags = new Set<string>(args.filter((a) => a === '--password-stdin'));
+  const { words, opts } = options(args.filter((a) => !flags.has(a)));
+  const [sub, name] = words;
+  const users = server.services.users;
+  const password = async (): Promise<string> =>
+    opts.password ?? (await readSecret(`password for ${name ?? ''} (10 characters or more): `));
+  const person = async () => {
+    if (name === undefined) fail(`user ${sub ?? ''} needs a name`, 2);
+    const found = await users.findByName(name);
+    if (found === null) fail(`no person named "${name}"`);
+    return found;
+  };
+  switch (sub) {
+    case 'list': {
+      for (const u of await users.list()) {
+        const limit = u.max_certification === null ? '' : ` · up to ${u.max_certification}`;
+        const unrated = u.role !== 'admin' && !u.allow_unrated ? ' · no unrated' : '';
+        process.stdout.write(
+          `${u.id}\t${u.name}\t${u.role}${limit}${unrated}${u.has_pin ? ' · PIN' : ''}${u.has_password ? '' : ' · no password (admin token)'}\n`,
+        );
+      }
+      return 0;
+    }
+    case 'add': {
+      if (name === undefined) fail('user add needs a name: reelshelf user add <name> --role member', 2);
+      if (opts.role === undefined) fail('user add needs --role admin|member|child', 2);
+      const created = await users.create({
+        name,
+        role: opts.role,
+        password: await password(),
+        ...(opts['max-certification'] === undefined ? {} : { max_certification: opts['max-certification'] }),
+      });
+      process.stdout.write(`added ${created.name} (${created.role}, id ${created.id})\n`);
+      return 0;
+    }
+    case 'passwd': {
+      const found = await person();
+      await users.update(found.id, { password: await password() });
+      process.stdout.write(`new password set for ${found.name}; their sessions are signed out\n`);
+      return 0;
+    }
+    case 'remove': {
+      const found = await person();
+      await users.remove(found.id);
+      process.stdout.write(`removed ${found.name}\n`);
+      return 0;
+    }
+    default:
+      fail('user needs a subcommand: list, add, passwd or remove', 2);
+  }
+}
+
+/**
  * REELSHELF_TEST_SCAN_PAUSE_AFTER=N (tests only): a scan holds once N files are in the staging table,
  * says so on stderr and waits until it is cancelled, so that a test can kill the process at that known
  * state (staged, not committed) however fast the machine scans. Unset: no pause point at all.
@@ -234,6 +334,8 @@ async function main(argv: string[]): Promise<number> {
         return await importCommand(server, args);
       case 'export':
         return await exportCommand(server, args);
+      case 'user':
+        return await userCommand(server, args);
       default:
         fail(`unknown command "${command}"\n${USAGE}`, 2);
     }

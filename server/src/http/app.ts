@@ -3,11 +3,14 @@ import { CONTRACT_BUNDLE } from '@reelshelf/contract';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from '../services/index.ts';
-import { bearerToken, registerAuth, secretsEqual } from './plugins/auth.ts';
+import { CREDENTIAL_QUERY_PARAMS, looksLikeKey } from '../domain/people/api-keys.ts';
+import { AppError } from '../errors.ts';
+import { bearerToken, registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
-import { registerSession, SessionManager } from './plugins/session.ts';
+import { registerSession, SessionCookies } from './plugins/session.ts';
+import { registerPeopleRoutes } from './routes/people.routes.ts';
 import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
 import { registerArtworkRoutes } from './routes/artwork.routes.ts';
@@ -35,6 +38,10 @@ export interface HttpOptions {
   bodyLimitBytes: number;
   /** REELSHELF_ACCEL_REDIRECT: the nginx location complete files are handed to; null = sent in-process. */
   accelRedirect: string | null;
+  /** REELSHELF_TRUST_PROXY, handed to Fastify's `trustProxy` (client address and protocol from X-Forwarded-*). */
+  trustProxy?: boolean | number | string;
+  /** REELSHELF_SESSION_MAX_DAYS: how long the session cookie lives. */
+  sessionMaxDays?: number;
   /** Test seam: the slow-client limits at a scale a test can wait for (production: the constants). */
   timeouts?: HttpTimeouts;
 }
@@ -48,7 +55,7 @@ export interface HttpTimeouts {
 
 /** Query strings and any credential-like parameter are scrubbed from logged URLs. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:token|api_key|apikey)=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|api_key|apikey|key|access_token)=)[^&]*/gi, '$1[redacted]');
 }
 
 /**
@@ -85,6 +92,14 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       },
     },
     bodyLimit: options.bodyLimitBytes,
+    // A hop count trusts that many proxies in front (proxy-addr's function form of a number).
+    trustProxy:
+      typeof options.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(options.trustProxy)
+        : (options.trustProxy ?? false),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Slow clients are timed out as nginx does: the request headers within 60 s (a connection that
@@ -131,22 +146,39 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   registerErrorHandling(app);
   // A refused upload's answer must reach the client: drain its body instead of resetting the socket.
   registerRefusedBodyDrain(app);
-  // Browsers sign in once (session cookie + CSRF token); API clients send the bearer token.
-  const sessions = new SessionManager(options.apiToken);
+  // Keys travel in the Authorization header only: a URL ends up in logs, history and shared links.
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    const query = request.query as Record<string, unknown> | undefined;
+    const names = Object.keys(query ?? {}).map((n) => n.toLowerCase());
+    const found = CREDENTIAL_QUERY_PARAMS.find((p) => names.includes(p));
+    if (found === undefined) return;
+    throw new AppError('unauthorized', {
+      message: `A credential in the query string (${found}=) is not accepted on the API.`,
+      hint: 'Send it as Authorization: Bearer <key>; a key in a URL ends up in logs and browser history.',
+      extra: { parameter: found },
+    });
+  });
+  // Browsers sign in with a name and password (a session cookie + CSRF token, kept in the
+  // database); API clients send a bearer token: the admin token or a key.
+  const cookies = new SessionCookies(services.sessions, (options.sessionMaxDays ?? 30) * 86_400);
   registerAuth(app, {
     resolve: async (request) => {
       const token = bearerToken(request);
-      if (token !== null) {
-        return secretsEqual(token, options.apiToken) ? services.authentication.adminTokenPrincipal() : null;
+      if (token === null) return cookies.authenticate(request);
+      const principal = await services.authentication.bearer(token, request.ip);
+      if (principal === null) {
+        request.log.warn(
+          { address: request.ip, account: null, credential: looksLikeKey(token) ? 'key' : 'token' },
+          'bearer token refused',
+        );
       }
-      if (!sessions.authenticate(request)) return null;
-      const admin = await services.authentication.adminTokenPrincipal();
-      return { ...admin, credential: { kind: 'session', id: null, scope: 'full' } };
+      return principal;
     },
     isPage: isPageRequest,
   });
-  registerSession(app, sessions);
-  const pages = new Pages(services, sessions, options.apiToken);
+  registerSession(app, cookies);
+  const pages = new Pages(services, cookies);
   registerContractHeaders(app);
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
@@ -164,6 +196,12 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerBarcodeRoutes(api, services.barcodes);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
+    registerPeopleRoutes(api, {
+      users: services.users,
+      sessions: services.sessions,
+      keys: services.keys,
+      cookies,
+    });
   });
   return app;
 }

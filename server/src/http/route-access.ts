@@ -13,6 +13,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /sign-in': 'public',
   'POST /sign-in': 'public',
   'GET /assets/*': 'public',
+  // Signing in checks its own credentials (rate-limited per address and per name).
+  'POST /api/sessions': 'public',
   // Stream URLs carry their own signed playback token (or a bearer) and check it themselves.
   'GET /stream/media_file/:id': 'public',
   'GET /stream/media_file/:id/master.m3u8': 'public',
@@ -22,6 +24,19 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
 
   // Any signed-in person.
   'POST /sign-out': 'signed-in',
+  'GET /api/me': 'signed-in',
+
+  // A person's own account, not with a read or playback key: sessions, PIN, keys, switching.
+  'DELETE /api/sessions/current': 'account',
+  'DELETE /api/sessions': 'account',
+  'POST /api/sessions/switch': 'account',
+  'PUT /api/me/pin': 'account',
+  'DELETE /api/me/pin': 'account',
+  'POST /api/keys': 'account',
+  'GET /api/keys': 'account',
+  'DELETE /api/keys/:id': 'account',
+  'GET /who': 'account',
+  'POST /who/switch': 'account',
 
   // Reading the library, as the person may see it.
   'GET /': 'read',
@@ -45,6 +60,21 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/barcode/:code': 'collect',
   'POST /api/import': 'collect',
   'GET /import': 'collect',
+
+  // The household's people (admins).
+  'GET /api/users': 'admin',
+  'POST /api/users': 'admin',
+  'GET /api/users/:id': 'admin',
+  'PATCH /api/users/:id': 'admin',
+  'DELETE /api/users/:id': 'admin',
+  'DELETE /api/users/:id/pin': 'admin',
+  'GET /people': 'admin',
+  'POST /people/users': 'admin',
+  'POST /people/users/:id': 'admin',
+  'POST /people/users/:id/remove': 'admin',
+  'POST /people/users/:id/sign-out': 'admin',
+  'POST /people/keys': 'admin',
+  'POST /people/keys/:id/revoke': 'admin',
 };
 
 /** The access a registered route needs (its method and URL pattern as Fastify stores them). */

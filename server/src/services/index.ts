@@ -63,6 +63,14 @@ import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
 import { AuthenticationService } from './people/authentication.service.ts';
+import { AttemptLimiter } from '../adapters/attempt-limiter.ts';
+import { Argon2PasswordHasher, type PasswordHasher } from '../adapters/password-hasher.ts';
+import { ApiKeyRepository } from '../repositories/api-key.repository.ts';
+import { SessionRepository } from '../repositories/session.repository.ts';
+import { ApiKeyService } from './people/api-key.service.ts';
+import { SessionService } from './people/session.service.ts';
+import { SignInGuard } from './people/sign-in-guard.ts';
+import { UserService } from './people/user.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -84,7 +92,14 @@ export interface Services {
   /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
   rootWatch: RootWatchService;
   watch: WatchStateService;
+  /** Bearer credentials (the admin token, keys) → the person behind them. */
   authentication: AuthenticationService;
+  /** The household's people (issue 22). */
+  users: UserService;
+  /** Browser sessions in the database: sign-in, sign-out (everywhere), quick switching. */
+  sessions: SessionService;
+  /** Keys for devices and scripts. */
+  keys: ApiKeyService;
   artifacts: ArtifactService;
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
@@ -108,6 +123,10 @@ export interface ServiceDeps {
   tools: MediaToolsInfo;
   /** HMAC key of playback tokens (kept in the data dir). */
   playbackKey: string;
+  /** The data dir's admin token: signs in as the first admin (bearer, or as its password). */
+  adminToken: string;
+  /** Test seam: a cheaper password hasher (production: Argon2id at OWASP's cost). */
+  passwordHasher?: PasswordHasher;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
   /** Test seam: see ServerOverrides.hlsSlowWarningMs. */
@@ -301,6 +320,34 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   artifacts.useHls(hls);
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
+  // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
+  const users = new UserRepository(deps.db);
+  const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
+  const nowMs = () => deps.clock.now().getTime();
+  const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
+  const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock);
+  const sessions = new SessionService({
+    users,
+    sessions: new SessionRepository(deps.db),
+    hasher,
+    guard,
+    clock: deps.clock,
+    adminToken: deps.adminToken,
+    policy: {
+      idleMs: deps.config.sessionIdleHours * 3_600_000,
+      maxMs: deps.config.sessionMaxDays * 86_400_000,
+    },
+  });
+  const people = new UserService({
+    users,
+    store: kyselyUnitOfWork(deps.db, (trx) => ({
+      users: new UserRepository(trx),
+      sessions: new SessionRepository(trx),
+    })),
+    hasher,
+    clock: deps.clock,
+    country: deps.config.certificationCountry,
+  });
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {
@@ -318,7 +365,10 @@ export function buildServices(deps: ServiceDeps): Services {
     scans,
     rootWatch,
     watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
-    authentication: new AuthenticationService(new UserRepository(deps.db)),
+    authentication: new AuthenticationService(users, keys, guard, deps.adminToken, sessions),
+    users: people,
+    sessions,
+    keys,
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

@@ -78,6 +78,42 @@ describe('loadConfig', () => {
     });
   }
 
+  it('reads the household settings: certification country, trusted proxies, session lifetimes', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(
+      [
+        defaults.certificationCountry,
+        defaults.trustProxy,
+        defaults.sessionIdleHours,
+        defaults.sessionMaxDays,
+      ],
+      ['US', false, 12, 30],
+    );
+    assert.equal(loadConfig({ REELSHELF_CERTIFICATION_COUNTRY: 'gb' }).certificationCountry, 'GB');
+    assert.equal(loadConfig({ REELSHELF_TRUST_PROXY: 'on' }).trustProxy, true);
+    assert.equal(loadConfig({ REELSHELF_TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({ REELSHELF_TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(
+      loadConfig({ REELSHELF_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy,
+      '127.0.0.1,10.0.0.0/8,::1',
+    );
+    assert.equal(loadConfig({ REELSHELF_SESSION_IDLE_HOURS: '1' }).sessionIdleHours, 1);
+    for (const [env, message] of [
+      [{ REELSHELF_CERTIFICATION_COUNTRY: 'XX' }, /REELSHELF_CERTIFICATION_COUNTRY=XX .*US/],
+      [{ REELSHELF_TRUST_PROXY: 'nginx' }, /REELSHELF_TRUST_PROXY=nginx .*CIDR/],
+      [{ REELSHELF_TRUST_PROXY: '10.0.0.0/33' }, /REELSHELF_TRUST_PROXY/],
+      [{ REELSHELF_TRUST_PROXY: '11' }, /REELSHELF_TRUST_PROXY/],
+      [{ REELSHELF_SESSION_IDLE_HOURS: '0' }, /REELSHELF_SESSION_IDLE_HOURS=0/],
+      [{ REELSHELF_SESSION_MAX_DAYS: '366' }, /REELSHELF_SESSION_MAX_DAYS=366/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+        JSON.stringify(env),
+      );
+    }
+  });
+
   it('never echoes a database password', () => {
     assert.throws(
       () => loadConfig({ REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }),

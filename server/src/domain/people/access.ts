@@ -15,17 +15,19 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
  * What a route needs:
  * - `public`: anyone (health, contract, sign-in, assets; /stream checks its own playback token);
  * - `signed-in`: any person, any credential (who am I, sign out, the who's-watching page);
+ * - `account`: any person, but not with a read or playback key (their own keys, PIN, sign out
+ *   everywhere): a key for a TV never mints keys or changes its person;
  * - `read`: the library as the person may see it (listing, movies, artwork, devices);
  * - `playback`: streams, HLS, subtitles, playback info, prewarm, the person's own watch state;
  * - `collect`: barcode lookups and imports (members and admins);
  * - `admin`: everything else (people, keys of others, roots, scans, edits, export, jobs).
  */
-export type Access = 'public' | 'signed-in' | 'read' | 'playback' | 'collect' | 'admin';
+export type Access = 'public' | 'signed-in' | 'account' | 'read' | 'playback' | 'collect' | 'admin';
 
 const ROLE_ALLOWS: Record<Role, ReadonlySet<Access>> = {
-  admin: new Set(['public', 'signed-in', 'read', 'playback', 'collect', 'admin']),
-  member: new Set(['public', 'signed-in', 'read', 'playback', 'collect']),
-  child: new Set(['public', 'signed-in', 'read', 'playback']),
+  admin: new Set(['public', 'signed-in', 'account', 'read', 'playback', 'collect', 'admin']),
+  member: new Set(['public', 'signed-in', 'account', 'read', 'playback', 'collect']),
+  child: new Set(['public', 'signed-in', 'account', 'read', 'playback']),
 };
 
 const SCOPE_ALLOWS: Record<KeyScope | 'full', ReadonlySet<Access>> = {

@@ -12,6 +12,8 @@ export interface LayoutOptions {
   title: string;
   /** The session's CSRF token; null on the sign-in page (no navigation, no sign-out). */
   csrf: string | null;
+  /** The signed-in person: named in the header; an admin gets the People page in the navigation. */
+  person?: { name: string; admin: boolean };
   /** Which NAV_LINKS entry is the current page. */
   current?: string;
   body: Html;
@@ -24,7 +26,12 @@ export interface LayoutOptions {
 
 /** The HTML document around every page: language, viewport, CSRF meta tag, navigation. */
 export function layout(options: LayoutOptions): string {
-  const { csrf } = options;
+  const { csrf, person } = options;
+  const links = [
+    ...NAV_LINKS,
+    { href: '/who', label: 'Who’s watching', id: 'who' },
+    ...(person?.admin === true ? [{ href: '/people', label: 'People', id: 'people' }] : []),
+  ];
   const nav =
     csrf === null
       ? null
@@ -32,7 +39,7 @@ export function layout(options: LayoutOptions): string {
           <a class="brand" href="/library">reelshelf</a>
           <nav aria-label="Main">
             <ul>
-              ${NAV_LINKS.map(
+              ${links.map(
                 (l) =>
                   html`<li>
                     <a href="${l.href}" ${l.id === options.current ? raw('aria-current="page"') : null}
@@ -42,6 +49,7 @@ export function layout(options: LayoutOptions): string {
               )}
             </ul>
           </nav>
+          ${person === undefined ? null : html`<span class="person">${person.name}</span>`}
           <form class="sign-out" method="post" action="/sign-out">
             <input type="hidden" name="_csrf" value="${csrf}" />
             <button type="submit" class="button-secondary">Sign out</button>

@@ -8,8 +8,10 @@ import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
 import type { SearchOptions } from '../../services/library/movie.service.ts';
 import type { PlaybackInfo } from '../../services/playback/playback.service.ts';
-import { secretsEqual } from '../plugins/auth.ts';
-import { cookieHeader, isHttps, parseCookies, type SessionManager } from '../plugins/session.ts';
+import { principalOrNull } from '../principal.ts';
+import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plugins/session.ts';
+import { signInLogged } from '../routes/people.routes.ts';
+import { registerPeoplePages } from './people.pages.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -32,7 +34,7 @@ import { sendBytes } from '../stream-response.ts';
 /** What the pages read and do: the same services the API uses. */
 export type PageServices = Pick<
   Services,
-  'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback' | 'status'
+  'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback' | 'status' | 'users' | 'sessions' | 'keys'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -102,9 +104,16 @@ export function isPageRequest(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0] ?? '/';
   if (request.method === 'GET' || request.method === 'HEAD') {
     if (path === '/' || path === '/scan' || path === '/import' || path.startsWith('/movie/')) return true;
+    if (path === '/who' || path === '/people') return true;
     return path === '/library' && prefersHtml(request.headers.accept);
   }
-  return request.method === 'POST' && (path === '/sign-out' || path.startsWith('/scan/'));
+  return (
+    request.method === 'POST' &&
+    (path === '/sign-out' ||
+      path.startsWith('/scan/') ||
+      path.startsWith('/who/') ||
+      path.startsWith('/people/'))
+  );
 }
 
 function field(body: unknown, name: string): string {
@@ -125,8 +134,7 @@ export class Pages {
 
   constructor(
     private readonly services: PageServices,
-    private readonly sessions: SessionManager,
-    private readonly apiToken: string,
+    private readonly sessions: SessionCookies,
   ) {}
 
   /** `/assets/<name>?v=<content hash>`: a changed file gets a new URL, so it may be cached long. */
@@ -135,16 +143,19 @@ export class Pages {
     return asset === undefined ? `/assets/${name}` : `/assets/${name}?v=${asset.version}`;
   };
 
-  private send(reply: FastifyReply, status: number, body: string): FastifyReply {
+  /** Sends a page with the headers every page carries (for the people pages too). */
+  send(reply: FastifyReply, status: number, body: string): FastifyReply {
     return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
   }
 
-  private csrf(request: FastifyRequest): string {
-    const session = this.sessions.authenticatedBy(request) ?? this.sessions.read(request);
+  /** The CSRF token of the session that authenticated the request ('' for a bearer or none). */
+  csrf(request: FastifyRequest): string {
+    const session = this.sessions.authenticatedBy(request);
     return session === null ? '' : this.sessions.csrfToken(session);
   }
 
-  private page(
+  /** A page inside the layout (navigation, sign-out, the signed-in person). */
+  page(
     request: FastifyRequest,
     reply: FastifyReply,
     options: {
@@ -156,9 +167,11 @@ export class Pages {
       head?: Html;
     },
   ): FastifyReply {
+    const principal = principalOrNull(request);
     const doc = layout({
       title: options.title,
       csrf: this.csrf(request),
+      ...(principal === null ? {} : { person: { name: principal.name, admin: principal.role === 'admin' } }),
       body: options.body,
       assetUrl: this.assetUrl,
       ...(options.current === undefined ? {} : { current: options.current }),
@@ -320,11 +333,20 @@ export class Pages {
     });
   }
 
-  private signIn(request: FastifyRequest, reply: FastifyReply, next: string, error: string | null) {
+  private signIn(
+    reply: FastifyReply,
+    next: string,
+    error: { message: string; status: number; name: string } | null,
+  ) {
     return this.send(
       reply,
-      error === null ? 200 : 401,
-      layout({ title: 'Sign in', csrf: null, body: signInPage(next, error), assetUrl: this.assetUrl }),
+      error === null ? 200 : error.status,
+      layout({
+        title: 'Sign in',
+        csrf: null,
+        body: signInPage(next, error === null ? null : error.message, error?.name ?? ''),
+        assetUrl: this.assetUrl,
+      }),
     );
   }
 
@@ -370,28 +392,40 @@ export class Pages {
 
       scope.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
         const next = safeNext(request.query.next);
-        if (this.sessions.read(request) !== null) return reply.redirect(next, 303);
-        return this.signIn(request, reply, next, null);
+        if ((await this.sessions.read(request)) !== null) return reply.redirect(next, 303);
+        return this.signIn(reply, next, null);
       });
 
+      // Name and password; the first admin may give the admin token as the password (and an empty
+      // name means the first admin). `token` is the field's old name, still taken from scripts.
       scope.post('/sign-in', async (request, reply) => {
         const next = safeNext(field(request.body, 'next'));
-        const token = field(request.body, 'token');
-        if (token === '' || !secretsEqual(token, this.apiToken)) {
-          request.log.info('sign-in with a wrong token');
-          return this.signIn(request, reply, next, 'That token is not right. Check it and try again.');
+        const name = field(request.body, 'name');
+        const password = field(request.body, 'password') || field(request.body, 'token');
+        try {
+          const signedIn = await signInLogged(request, this.services.sessions, name, password);
+          reply.header('set-cookie', this.sessions.setCookie(signedIn.secret, isHttps(request)));
+          return reply.redirect(next, 303);
+        } catch (err) {
+          if (!(err instanceof AppError) || (err.code !== 'unauthorized' && err.code !== 'rate_limited'))
+            throw err;
+          for (const [header, value] of Object.entries(err.headers)) reply.header(header, value);
+          const message =
+            err.code === 'rate_limited'
+              ? err.message
+              : 'That name and password are not right. Check them and try again.';
+          return this.signIn(reply, next, { message, status: err.status, name });
         }
-        const { value } = this.sessions.issue();
-        reply.header('set-cookie', this.sessions.setCookie(value, isHttps(request)));
-        return reply.redirect(next, 303);
       });
 
       scope.post('/sign-out', async (request, reply) => {
         const session = this.sessions.authenticatedBy(request);
-        if (session !== null) this.sessions.revoke(session);
+        if (session !== null) await this.services.sessions.signOut(session.id);
         reply.header('set-cookie', this.sessions.clearCookie(isHttps(request)));
         return reply.redirect('/sign-in', 303);
       });
+
+      registerPeoplePages(scope, this, this.services, this.sessions);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 

@@ -1,29 +1,46 @@
 import { type Html, html } from './html.ts';
 
-/** GET /sign-in (and the form again after a wrong token). */
-export function signInPage(next: string, error: string | null): Html {
+/**
+ * GET /sign-in (and the form again after a refused attempt): a name and a password. The first admin
+ * may sign in with the admin token as the password (an empty name means the first admin).
+ */
+export function signInPage(next: string, error: string | null, name = ''): Html {
+  const described = `password-help${error === null ? '' : ' sign-in-error'}`;
   return html`<div class="sign-in">
     <h1>Sign in to reelshelf</h1>
     <form method="post" action="/sign-in" class="stacked">
       <input type="hidden" name="next" value="${next}" />
       <div class="field">
-        <label for="token">Admin token</label>
+        <label for="name">Name</label>
         <input
-          id="token"
-          name="token"
+          id="name"
+          name="name"
+          type="text"
+          value="${name}"
+          autocomplete="username"
+          autocapitalize="none"
+          spellcheck="false"
+          maxlength="64"
+        />
+      </div>
+      <div class="field">
+        <label for="password">Password or admin token</label>
+        <input
+          id="password"
+          name="password"
           type="password"
           required
           autofocus
           autocomplete="current-password"
           spellcheck="false"
-          aria-describedby="token-help${error === null ? '' : ' token-error'}"
+          aria-describedby="${described}"
           ${error === null ? null : html`aria-invalid="true"`}
         />
-        <p id="token-help" class="help">
-          The token is printed when the server first starts and kept in the data folder, in the file
-          <code>api-token</code>.
+        <p id="password-help" class="help">
+          The first admin (<code>admin</code>, or an empty name) may use the admin token, printed when the
+          server first starts and kept in the data folder in the file <code>api-token</code>.
         </p>
-        ${error === null ? null : html`<p id="token-error" class="error" role="alert">${error}</p>`}
+        ${error === null ? null : html`<p id="sign-in-error" class="error" role="alert">${error}</p>`}
       </div>
       <button type="submit">Sign in</button>
     </form>

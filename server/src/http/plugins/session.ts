@@ -1,23 +1,21 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../../domain/people/principal.ts';
 import { AppError } from '../../errors.ts';
-import { secretsEqual } from './auth.ts';
+import type { SessionService } from '../../services/people/session.service.ts';
 
-/** The cookie the sign-in page sets (INTERFACE.md "Authentication"). */
+/** The cookie the sign-in page and POST /api/sessions set (INTERFACE.md "Authentication"). */
 export const SESSION_COOKIE = 'reelshelf_session';
-/** How long a sign-in lasts: a TV stays signed in for a month. */
-export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** Header (fetch) and form field (plain forms) that carry the CSRF token. */
 export const CSRF_HEADER = 'x-csrf-token';
 export const CSRF_FIELD = '_csrf';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const VALUE_FORMAT = /^([A-Za-z0-9_-]{24})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-/** A signed-in browser: a random id and when the sign-in ends (Unix seconds). */
+/** The session a request was authenticated by: its row (id, creation time for the CSRF token). */
 export interface Session {
-  id: string;
-  expiresAt: number;
+  id: number;
+  created_at: string;
+  user_id: number;
 }
 
 /** Cookies of a `Cookie` header (first value of a name wins, as browsers send the most specific first). */
@@ -60,71 +58,32 @@ export function isHttps(request: FastifyRequest): boolean {
 }
 
 /**
- * Signed, stateless browser sessions. The cookie value is `<id>.<expiry>.<HMAC-SHA256>`; the HMAC
- * key is derived from the admin token, so sessions survive a restart and changing the admin token
- * signs every browser out. Sign-out also revokes the id in memory until it would have expired.
- * The CSRF token of a session is a second HMAC over its id: nothing to store, and it differs per
- * session.
+ * The browser side of database sessions (services/people/session.service.ts): the cookie holds the
+ * session's random secret (HttpOnly, SameSite=Lax, Secure over TLS); the request remembers which
+ * session authenticated it, because a state-changing request so authenticated needs the session's
+ * CSRF token.
  */
-export class SessionManager {
-  private readonly key: Buffer;
-  private readonly revoked = new Map<string, number>();
+export class SessionCookies {
   private readonly authenticated = new WeakMap<FastifyRequest, Session>();
 
   constructor(
-    apiToken: string,
-    private readonly nowMs: () => number = Date.now,
-  ) {
-    this.key = createHmac('sha256', apiToken).update('reelshelf session key v1').digest();
+    private readonly sessions: SessionService,
+    /** REELSHELF_SESSION_MAX_DAYS: the cookie lives as long as the session may. */
+    private readonly maxAgeSeconds: number,
+  ) {}
+
+  private secretOf(request: FastifyRequest): string | null {
+    return parseCookies(request.headers.cookie).get(SESSION_COOKIE) ?? null;
   }
 
-  private sign(payload: string): string {
-    return createHmac('sha256', this.key).update(payload).digest('base64url');
-  }
-
-  private nowSeconds(): number {
-    return Math.floor(this.nowMs() / 1000);
-  }
-
-  /** A new session and its cookie value. */
-  issue(): { session: Session; value: string } {
-    const session = {
-      id: randomBytes(18).toString('base64url'),
-      expiresAt: this.nowSeconds() + SESSION_TTL_SECONDS,
-    };
-    const payload = `${session.id}.${session.expiresAt}`;
-    return { session, value: `${payload}.${this.sign(`s1.${payload}`)}` };
-  }
-
-  /** The session a cookie value stands for, or null when it is malformed, forged, expired or revoked. */
-  verify(value: string): Session | null {
-    const match = VALUE_FORMAT.exec(value);
-    if (match === null) return null;
-    const [, id = '', expiry = '', signature = ''] = match;
-    const expected = Buffer.from(this.sign(`s1.${id}.${expiry}`));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-    const expiresAt = Number(expiry);
-    if (expiresAt <= this.nowSeconds()) return null;
-    if (this.revoked.has(id)) return null;
-    return { id, expiresAt };
-  }
-
-  /** The request's valid session, if it carries one. */
-  read(request: FastifyRequest): Session | null {
-    const value = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
-    return value === undefined ? null : this.verify(value);
-  }
-
-  /**
-   * For the auth hook: true when the session cookie authenticates this request. It is then
-   * remembered, because state-changing requests authenticated this way need a CSRF token.
-   */
-  authenticate(request: FastifyRequest): boolean {
-    const session = this.read(request);
-    if (session === null) return false;
-    this.authenticated.set(request, session);
-    return true;
+  /** For the auth hook: the person the request's session cookie speaks for, or null. */
+  async authenticate(request: FastifyRequest): Promise<Principal | null> {
+    const secret = this.secretOf(request);
+    if (secret === null) return null;
+    const found = await this.sessions.authenticate(secret);
+    if (found === null) return null;
+    this.authenticated.set(request, found.session);
+    return found.principal;
   }
 
   /** The session that authenticated this request (null when a bearer token did, or nothing). */
@@ -132,23 +91,25 @@ export class SessionManager {
     return this.authenticated.get(request) ?? null;
   }
 
+  /** The request's live session, looked up (a public page, such as sign-in, is not authenticated by the hook). */
+  async read(request: FastifyRequest): Promise<Session | null> {
+    const known = this.authenticatedBy(request);
+    if (known !== null) return known;
+    const secret = this.secretOf(request);
+    if (secret === null) return null;
+    return (await this.sessions.authenticate(secret))?.session ?? null;
+  }
+
   csrfToken(session: Session): string {
-    return this.sign(`csrf.${session.id}`);
+    return this.sessions.csrfToken(session);
   }
 
   csrfValid(session: Session, given: string): boolean {
-    return secretsEqual(given, this.csrfToken(session));
+    return this.sessions.csrfValid(session, given);
   }
 
-  /** Signs a session out before its expiry. */
-  revoke(session: Session): void {
-    const now = this.nowSeconds();
-    for (const [id, expiresAt] of this.revoked) if (expiresAt <= now) this.revoked.delete(id);
-    this.revoked.set(session.id, session.expiresAt);
-  }
-
-  setCookie(value: string, secure: boolean): string {
-    return cookieHeader(SESSION_COOKIE, value, { maxAgeSeconds: SESSION_TTL_SECONDS, secure });
+  setCookie(secret: string, secure: boolean): string {
+    return cookieHeader(SESSION_COOKIE, secret, { maxAgeSeconds: this.maxAgeSeconds, secure });
   }
 
   clearCookie(secure: boolean): string {
@@ -168,7 +129,7 @@ function csrfFieldOf(body: unknown): string | undefined {
  * parsed). Requests authenticated by a bearer token need none: a browser never adds that header
  * on its own.
  */
-export function registerSession(app: FastifyInstance, sessions: SessionManager): void {
+export function registerSession(app: FastifyInstance, sessions: SessionCookies): void {
   app.addHook('preValidation', async (request) => {
     if (!UNSAFE_METHODS.has(request.method)) return;
     const session = sessions.authenticatedBy(request);
