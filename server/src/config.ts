@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { normaliseAccelPrefix } from './domain/accel-redirect.ts';
+import { CERTIFICATION_COUNTRIES } from './domain/people/ratings.ts';
 
 /** Runtime configuration, read once from the environment (see README "Configuration"). */
 export interface Config {
@@ -46,6 +47,11 @@ export interface Config {
    * (scanned, listed, streamed). Never into the data dir either way (domain/library-path.ts).
    */
   followSymlinks: boolean;
+  /**
+   * REELSHELF_CERTIFICATION_COUNTRY: whose certification system films are rated in and content limits
+   * are written in (`US`, one of CERTIFICATION_COUNTRIES in domain/people/ratings.ts).
+   */
+  certificationCountry: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -113,6 +119,16 @@ function url(env: Env, key: string, fallback: string): string {
     throw new ConfigError(`${key}=${raw} is not valid: expected an http(s) URL`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function certificationCountry(env: Env): string {
+  const raw = text(env, 'REELSHELF_CERTIFICATION_COUNTRY', 'US').toUpperCase();
+  if (!CERTIFICATION_COUNTRIES.includes(raw)) {
+    throw new ConfigError(
+      `REELSHELF_CERTIFICATION_COUNTRY=${raw} is not valid: expected one of ${CERTIFICATION_COUNTRIES.join(', ')}`,
+    );
+  }
+  return raw;
 }
 
 /**
@@ -193,5 +209,6 @@ export function loadConfig(env: Env = process.env): Config {
     rescanIntervalMs: duration(env, 'REELSHELF_RESCAN_INTERVAL', 6 * 3_600_000, 1000, 7 * 86_400_000),
     accelRedirect,
     followSymlinks: oneOf(env, 'REELSHELF_FOLLOW_SYMLINKS', 'on', ['on', 'off'] as const) === 'on',
+    certificationCountry: certificationCountry(env),
   };
 }

@@ -23,7 +23,10 @@ export interface NewMovieRow {
   updated_at: string;
 }
 
-export type MoviePatchRow = Partial<Omit<NewMovieRow, 'created_at'>> & { updated_at: string };
+export type MoviePatchRow = Partial<Omit<NewMovieRow, 'created_at'>> & {
+  updated_at: string;
+  certification?: string | null;
+};
 
 export interface CopyDetailRow {
   id: number;

@@ -174,6 +174,7 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     providers.omdb === null ? null : omdbPort(providers.omdb),
+    deps.config.certificationCountry,
   );
   // A new movie, whether a scan, an import or a scanned disc made it: enriched, then its artwork.
   const newMovies = new NewMovieMetadata({ enrichment, artwork, jobs });
@@ -218,6 +219,7 @@ export function buildServices(deps: ServiceDeps): Services {
     new MovieRepository(deps.db),
     kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx)),
     deps.clock,
+    deps.config.certificationCountry,
   );
   const barcodes = new BarcodeService(
     new MovieRepository(deps.db),
