@@ -8,6 +8,7 @@ import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
 import { registerSession, SessionManager } from './plugins/session.ts';
+import { registerVisibilityGuard } from './plugins/visibility-guard.ts';
 import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
 import { registerArtworkRoutes } from './routes/artwork.routes.ts';
@@ -137,7 +138,9 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     resolve: async (request) => {
       const token = bearerToken(request);
       if (token !== null) {
-        return secretsEqual(token, options.apiToken) ? services.authentication.adminTokenPrincipal() : null;
+        return secretsEqual(token, options.apiToken)
+          ? services.authentication.adminTokenPrincipal()
+          : services.authentication.keyPrincipal(token);
       }
       if (!sessions.authenticate(request)) return null;
       const admin = await services.authentication.adminTokenPrincipal();
@@ -147,11 +150,13 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   });
   registerSession(app, sessions);
   const pages = new Pages(services, sessions, options.apiToken);
+  // After the auth hook: a film the person may not see is a missing id on every by-id route.
+  registerVisibilityGuard(app, { visibility: services.visibility, pageNotFound: pages.notFoundPage });
   registerContractHeaders(app);
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
     registerSystemRoutes(api, services.status);
-    registerMovieRoutes(api, services.movies);
+    registerMovieRoutes(api, services.movies, services.visibility);
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);

@@ -63,6 +63,8 @@ import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
 import { AuthenticationService } from './people/authentication.service.ts';
+import { VisibilityService } from './people/visibility.service.ts';
+import { VisibilityRepository } from '../repositories/visibility.repository.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -85,6 +87,8 @@ export interface Services {
   rootWatch: RootWatchService;
   watch: WatchStateService;
   authentication: AuthenticationService;
+  /** Which films a person may see: the one rule every surface applies (issue 22 §3). */
+  visibility: VisibilityService;
   artifacts: ArtifactService;
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
@@ -302,14 +306,18 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
   artifacts.useHls(hls);
-  const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
+  const visibility = new VisibilityService(
+    new VisibilityRepository(deps.db),
+    deps.config.certificationCountry,
+  );
+  const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {
     status,
     movies,
     library,
-    listing: new LibraryListingService(library, generation),
+    listing: new LibraryListingService(library, generation, visibility),
     devices,
     tokens,
     analysis,
@@ -321,6 +329,7 @@ export function buildServices(deps: ServiceDeps): Services {
     rootWatch,
     watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
     authentication: new AuthenticationService(new UserRepository(deps.db)),
+    visibility,
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

@@ -11,6 +11,7 @@ import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { canonicalCertification, certificationNames } from '../../domain/people/ratings.ts';
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import { ftsMatchQuery } from '../../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -130,12 +131,19 @@ export class MovieService {
    * original title, cast, directors; accents and case folded; each word a prefix), best match
    * first; without (absent, empty, only punctuation), every movie by sort title.
    */
-  async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
+  async list(
+    query: string | undefined,
+    limit: number,
+    offset: number,
+    visible: CertificationFilter | null,
+  ): Promise<MovieList> {
     const match = ftsMatchQuery(query ?? '');
     const repo = this.movies;
     if (match !== null) await syncSearchIndex(repo);
     const { rows, total } =
-      match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
+      match === null
+        ? await repo.list(limit, offset, visible)
+        : await repo.search(match, limit, offset, visible);
     return { items: rows.map(toSummary), total };
   }
 
@@ -170,9 +178,11 @@ export class MovieService {
     return repo.searchIds(match, options, null, 0);
   }
 
-  /** The disc formats and binders of every copy, and how many items /library lists. */
-  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
-    return this.movies.listingFacets();
+  /** The disc formats and binders of every copy, and how many items /library lists to a person with `visible`. */
+  async listingFacets(
+    visible: CertificationFilter | null,
+  ): Promise<{ formats: string[]; binders: string[]; items: number }> {
+    return this.movies.listingFacets(visible);
   }
 
   async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {

@@ -1,4 +1,5 @@
-import { isRole } from '../../domain/people/access.ts';
+import { createHash } from 'node:crypto';
+import { isKeyScope, isRole } from '../../domain/people/access.ts';
 import type { Credential, Principal } from '../../domain/people/principal.ts';
 import type { ContentLimit } from '../../domain/people/visibility.ts';
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
@@ -22,7 +23,18 @@ export function principalFromUser(row: UserRow, credential: Credential): Princip
 
 /** Turns credentials into the person behind them. */
 export class AuthenticationService {
-  constructor(private readonly users: Pick<UserRepository, 'firstAdmin'>) {}
+  constructor(private readonly users: Pick<UserRepository, 'firstAdmin' | 'keyOwner'>) {}
+
+  /**
+   * The person a bearer key (api_keys, stored as its SHA-256 hex) belongs to, or null. A stopgap the
+   * people/auth work replaces (sessions, last-used, rate limits); the route-walking test signs in
+   * as a child with it.
+   */
+  async keyPrincipal(secret: string): Promise<Principal | null> {
+    const row = await this.users.keyOwner(createHash('sha256').update(secret).digest('hex'));
+    if (row === undefined || !isKeyScope(row.key_scope)) return null;
+    return principalFromUser(row, { kind: 'key', id: row.key_id, scope: row.key_scope });
+  }
 
   /** The data dir's admin token signs in as the first admin. */
   async adminTokenPrincipal(): Promise<Principal> {
