@@ -426,6 +426,16 @@ describe('visibility: a child walks every route', () => {
     const unrated = { userId: 0, limit: { maxCertification: 'PG', allowUnrated: true } };
     assert.equal(await server.services.visibility.canSee(unrated, { mediaFileId: orphanFileId }), true);
     assert.equal(await server.services.visibility.canSee(unrated, { movieId: ids.r.movieId }), false);
+    // What a stream route checking its token's person by itself calls: a missing id's 404.
+    await assert.rejects(
+      server.services.visibility.assertVisible(child, { mediaFileId: ids.r.fileId }),
+      (err: unknown) =>
+        err instanceof Error &&
+        err.message === `No media file with id ${ids.r.fileId}.` &&
+        'status' in err &&
+        err.status === 404,
+    );
+    await server.services.visibility.assertVisible(child, { mediaFileId: ids.g.fileId });
   });
 });
 

@@ -4,18 +4,11 @@ import {
   certificationFilter,
   isCertificationVisible,
 } from '../../domain/people/visibility.ts';
+import { notFound } from '../../errors.ts';
 import type { VisibilityRepository } from '../../repositories/visibility.repository.ts';
 
 /** What a by-id request names: a movie, a media file, or a job whose payload names some of them. */
 export type Subject = { movieId: number } | { mediaFileId: number } | { jobId: number };
-
-/** A film hidden from the viewer, or an id that names nothing: answered as the route answers a missing id. */
-export class HiddenSubject extends Error {
-  override name = 'HiddenSubject';
-  constructor(readonly subject: Subject) {
-    super('not visible to this viewer');
-  }
-}
 
 /** The movie ids a job's payload names (`movieIds` of enrich and artwork jobs). */
 export function movieIdsOfPayload(payloadJson: string): number[] {
@@ -102,11 +95,14 @@ export class VisibilityService {
   }
 
   /**
-   * The by-id guard: throws HiddenSubject when the viewer may not see `subject` (the HTTP guard turns
-   * it into the route's own answer for a missing id). Stream, HLS and subtitle routes reach it with
-   * the person their credential names.
+   * For a route that checks by itself (a stream route reading the person from its playback token):
+   * 404 `not_found` exactly as for a missing movie, media file or job when the viewer may not see it.
+   * Routes in http/route-subjects.ts need not call it: the guard there does.
    */
   async assertVisible(viewer: Viewer | null, subject: Subject): Promise<void> {
-    if (!(await this.canSee(viewer, subject))) throw new HiddenSubject(subject);
+    if (await this.canSee(viewer, subject)) return;
+    if ('movieId' in subject) throw notFound('movie', subject.movieId);
+    if ('mediaFileId' in subject) throw notFound('media file', subject.mediaFileId);
+    throw notFound('job', subject.jobId);
   }
 }
