@@ -30,8 +30,11 @@ export interface CreateMovieInput extends MovieFields {
   physical_copies?: CopyInput[];
 }
 
-/** Body of PATCH /api/movies/{id}. */
-export type PatchMovieInput = Partial<MovieFields>;
+/**
+ * Body of PATCH /api/movies/{id}. `certification` is one of REELSHELF_CERTIFICATION_COUNTRY's system
+ * (`PG-13`); null clears it (the film is then unrated, hidden from a child without allow_unrated).
+ */
+export type PatchMovieInput = Partial<MovieFields> & { certification?: string | null };
 
 /** One row of GET /api/movies. */
 export interface MovieSummary {
@@ -52,6 +55,8 @@ export interface MovieDetail extends MovieSummary {
   original_title: string | null;
   overview: string | null;
   runtime_minutes: number | null;
+  /** In REELSHELF_CERTIFICATION_COUNTRY's system (`PG-13`), from TMDb or set by hand; null: unrated. */
+  certification: string | null;
   editions: { id: number; label: string | null; format: string | null; barcode: string | null }[];
   physical_copies: {
     id: number;

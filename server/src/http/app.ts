@@ -10,6 +10,7 @@ import { registerContractHeaders } from './plugins/contract-headers.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
 import { registerSession, SessionCookies } from './plugins/session.ts';
+import { registerVisibilityGuard } from './plugins/visibility-guard.ts';
 import { registerPeopleRoutes } from './routes/people.routes.ts';
 import { isPageRequest, Pages } from './pages/pages.routes.ts';
 import { registerDeviceRoutes, registerLibraryRoutes } from './routes/library.routes.ts';
@@ -179,11 +180,13 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   });
   registerSession(app, cookies);
   const pages = new Pages(services, cookies);
+  // After the auth hook: a film the person may not see is a missing id on every by-id route.
+  registerVisibilityGuard(app, { visibility: services.visibility, pageNotFound: pages.notFoundPage });
   registerContractHeaders(app);
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
     registerSystemRoutes(api, services.status);
-    registerMovieRoutes(api, services.movies);
+    registerMovieRoutes(api, services.movies, services.visibility);
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);

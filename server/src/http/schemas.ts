@@ -52,7 +52,8 @@ export const patchMovieBody = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: movieFieldProps,
+  // The certification's name is checked against the country's system by the service (400 + hint).
+  properties: { ...movieFieldProps, certification: { type: ['string', 'null'], maxLength: 32 } },
 } as const;
 
 export const listMoviesQuery = {

@@ -12,6 +12,8 @@ export interface MovieProviderFields {
   genres_json: string;
   tmdb_collection_id: number | null;
   tmdb_collection_name: string | null;
+  /** The certification in REELSHELF_CERTIFICATION_COUNTRY's system; absent: left as it is. */
+  certification?: string | null;
   enriched_at: string;
   updated_at: string;
 }
@@ -60,10 +62,12 @@ export class MovieMetadataRepository {
   }
 
   /** The year and IMDb id the movie has now (a provider fills them only when empty). */
-  async yearAndImdbId(movieId: number): Promise<{ year: number | null; imdb_id: string | null }> {
+  async yearAndImdbId(
+    movieId: number,
+  ): Promise<{ year: number | null; imdb_id: string | null; certification: string | null }> {
     return this.db
       .selectFrom('movies')
-      .select(['year', 'imdb_id'])
+      .select(['year', 'imdb_id', 'certification'])
       .where('id', '=', movieId)
       .executeTakeFirstOrThrow();
   }

@@ -1,5 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { CertificationFilter } from '../domain/people/visibility.ts';
+import { movieVisible } from './visibility.repository.ts';
 import type { BindersTable, DiscEditionsTable, MoviesTable } from '../db/schema.ts';
 
 export type MovieRow = Selectable<MoviesTable>;
@@ -23,7 +25,10 @@ export interface NewMovieRow {
   updated_at: string;
 }
 
-export type MoviePatchRow = Partial<Omit<NewMovieRow, 'created_at'>> & { updated_at: string };
+export type MoviePatchRow = Partial<Omit<NewMovieRow, 'created_at'>> & {
+  updated_at: string;
+  certification?: string | null;
+};
 
 export interface CopyDetailRow {
   id: number;
@@ -56,6 +61,8 @@ export interface SearchOptions {
   format?: string;
   /** Only movies with a copy in this binder. */
   binder?: string;
+  /** Only the movies a person's content limit lets through (VisibilityService.filter); null: all. */
+  visible?: CertificationFilter | null;
 }
 
 /**
@@ -92,11 +99,16 @@ export class MovieRepository {
     return res.numDeletedRows > 0n;
   }
 
-  /** A page of movies ordered by sort title, and how many there are. */
-  async list(limit: number, offset: number): Promise<{ rows: MovieRow[]; total: number }> {
+  /** A page of the movies `visible` lets through, ordered by sort title, and how many there are. */
+  async list(
+    limit: number,
+    offset: number,
+    visible: CertificationFilter | null,
+  ): Promise<{ rows: MovieRow[]; total: number }> {
     const rows = await this.db
       .selectFrom('movies')
       .selectAll()
+      .where(movieVisible(visible, 'movies.certification'))
       .orderBy('sort_title')
       .orderBy('id')
       .limit(limit)
@@ -105,6 +117,7 @@ export class MovieRepository {
     const count = await this.db
       .selectFrom('movies')
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(movieVisible(visible, 'movies.certification'))
       .executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }
@@ -128,19 +141,25 @@ export class MovieRepository {
    * A page of the movies an FTS5 MATCH expression finds in `movie_search` (see
    * domain/search-query.ts), best match first, and how many it finds.
    */
-  async search(match: string, limit: number, offset: number): Promise<{ rows: MovieRow[]; total: number }> {
+  async search(
+    match: string,
+    limit: number,
+    offset: number,
+    visible: CertificationFilter | null,
+  ): Promise<{ rows: MovieRow[]; total: number }> {
     const rows = await this.db
       .selectFrom('movie_search')
       .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
       .selectAll('m')
       .where(sql<boolean>`movie_search match ${match}`)
+      .where(movieVisible(visible, 'm.certification'))
       .orderBy(SEARCH_RANK)
       .orderBy('m.sort_title')
       .orderBy('m.id')
       .limit(limit)
       .offset(offset)
       .execute();
-    return { rows, total: await this.searchCount(match, {}) };
+    return { rows, total: await this.searchCount(match, { visible }) };
   }
 
   /**
@@ -182,6 +201,7 @@ export class MovieRepository {
       .selectFrom('movie_search')
       .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
       .where(sql<boolean>`movie_search match ${match}`)
+      .where(movieVisible(options.visible ?? null, 'm.certification'))
       .$if(format !== undefined, (q) =>
         q.where(({ exists, selectFrom }) =>
           exists(
@@ -209,9 +229,11 @@ export class MovieRepository {
   /**
    * What the /library page's filters offer, from the whole library without building it: the disc
    * formats and binder names of every copy, and how many items /library lists (movies, plus files
-   * matched to none).
+   * matched to none) to a person whose limit is `visible` (unmatched files are unrated).
    */
-  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
+  async listingFacets(
+    visible: CertificationFilter | null,
+  ): Promise<{ formats: string[]; binders: string[]; items: number }> {
     const formats = await this.db
       .selectFrom('physical_copies as c')
       .innerJoin('disc_editions as e', 'e.id', 'c.edition_id')
@@ -229,11 +251,16 @@ export class MovieRepository {
       .execute();
     const counts = await this.db
       .selectNoFrom((eb) => [
-        eb.selectFrom('movies').select(eb.fn.countAll<number>().as('n')).as('movies'),
+        eb
+          .selectFrom('movies')
+          .select(eb.fn.countAll<number>().as('n'))
+          .where(movieVisible(visible, 'movies.certification'))
+          .as('movies'),
         eb
           .selectFrom('media_files')
           .select(eb.fn.countAll<number>().as('n'))
           .where('movie_id', 'is', null)
+          .where(visible === null || visible.allowUnrated ? sql<boolean>`1 = 1` : sql<boolean>`0 = 1`)
           .as('files'),
       ])
       .executeTakeFirstOrThrow();

@@ -71,6 +71,8 @@ import { ApiKeyService } from './people/api-key.service.ts';
 import { SessionService } from './people/session.service.ts';
 import { SignInGuard } from './people/sign-in-guard.ts';
 import { UserService } from './people/user.service.ts';
+import { VisibilityService } from './people/visibility.service.ts';
+import { VisibilityRepository } from '../repositories/visibility.repository.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -100,6 +102,8 @@ export interface Services {
   sessions: SessionService;
   /** Keys for devices and scripts. */
   keys: ApiKeyService;
+  /** Which films a person may see: the one rule every surface applies (issue 22 §3). */
+  visibility: VisibilityService;
   artifacts: ArtifactService;
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
@@ -193,6 +197,7 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     providers.omdb === null ? null : omdbPort(providers.omdb),
+    deps.config.certificationCountry,
   );
   // A new movie, whether a scan, an import or a scanned disc made it: enriched, then its artwork.
   const newMovies = new NewMovieMetadata({ enrichment, artwork, jobs });
@@ -237,6 +242,7 @@ export function buildServices(deps: ServiceDeps): Services {
     new MovieRepository(deps.db),
     kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx)),
     deps.clock,
+    deps.config.certificationCountry,
   );
   const barcodes = new BarcodeService(
     new MovieRepository(deps.db),
@@ -319,7 +325,6 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
   artifacts.useHls(hls);
-  const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
   // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
   const users = new UserRepository(deps.db);
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
@@ -348,13 +353,18 @@ export function buildServices(deps: ServiceDeps): Services {
     clock: deps.clock,
     country: deps.config.certificationCountry,
   });
+  const visibility = new VisibilityService(
+    new VisibilityRepository(deps.db),
+    deps.config.certificationCountry,
+  );
+  const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
   return {
     status,
     movies,
     library,
-    listing: new LibraryListingService(library, generation),
+    listing: new LibraryListingService(library, generation, visibility),
     devices,
     tokens,
     analysis,
@@ -369,6 +379,7 @@ export function buildServices(deps: ServiceDeps): Services {
     users: people,
     sessions,
     keys,
+    visibility,
     artifacts,
     streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

@@ -154,6 +154,7 @@ export class FakeMetadataTables implements DiscRecords, Restorable {
       original_title: row.original_title,
       overview: row.overview,
       runtime_minutes: row.runtime_minutes,
+      certification: row.certification,
       editions: this.t.editions
         .filter((e) => e.movie_id === id)
         .map((e) => ({ id: e.id, label: e.label, format: e.format, barcode: e.barcode })),
@@ -288,10 +289,12 @@ export class FakeMetadataTables implements DiscRecords, Restorable {
     return this.t.movies.find((m) => m.tmdb_id === tmdbId && m.id !== movieId)?.id;
   }
 
-  async yearAndImdbId(movieId: number): Promise<{ year: number | null; imdb_id: string | null }> {
+  async yearAndImdbId(
+    movieId: number,
+  ): Promise<{ year: number | null; imdb_id: string | null; certification: string | null }> {
     const row = this.movie(movieId);
     if (row === undefined) throw new Error(`no movie ${movieId}`);
-    return { year: row.year, imdb_id: row.imdb_id };
+    return { year: row.year, imdb_id: row.imdb_id, certification: row.certification };
   }
 
   async updateProviderFields(movieId: number, fields: MovieProviderFields): Promise<void> {

@@ -46,7 +46,17 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ REELSHELF_FOLLOW_SYMLINKS: 'On' }).followSymlinks, true);
   });
 
+  it('reads the certification country (default US), any case', () => {
+    assert.equal(loadConfig({}).certificationCountry, 'US');
+    assert.equal(loadConfig({ REELSHELF_CERTIFICATION_COUNTRY: 'gb' }).certificationCountry, 'GB');
+  });
+
   const bad: [string, Record<string, string>, RegExp][] = [
+    [
+      'certification country',
+      { REELSHELF_CERTIFICATION_COUNTRY: 'XX' },
+      /REELSHELF_CERTIFICATION_COUNTRY=XX .*US, GB/,
+    ],
     ['port not a number', { REELSHELF_PORT: 'eighty' }, /REELSHELF_PORT=eighty/],
     ['port out of range', { REELSHELF_PORT: '70000' }, /0 to 65535/],
     ['policy', { REELSHELF_PLAYBACK_POLICY: 'loose' }, /adaptive, strict/],

@@ -14,6 +14,11 @@ export interface ListingTagParts {
   page?: { offset: number; limit: number | null } | null;
   /** The content coding of the bytes (each coding is its own representation). */
   coding: 'gzip' | 'br' | 'identity';
+  /**
+   * Which films the listing shows (VisibilityService.scopeKey: `all`, or a content limit): a child's
+   * listing is another representation than an adult's, and a changed limit changes the tag.
+   */
+  audience?: string;
 }
 
 /**
@@ -25,7 +30,9 @@ export interface ListingTagParts {
 export function listingEtag(parts: ListingTagParts): string {
   const page = parts.page == null ? '' : `/p${parts.page.offset}.${parts.page.limit ?? 'all'}`;
   const coding = parts.coding === 'identity' ? '' : `/${parts.coding === 'gzip' ? 'gz' : 'br'}`;
-  return `"${parts.boot}.${parts.generation}.${parts.tokenExpiry.toString(36)}/${encodeURIComponent(parts.device)}/${parts.contractHash.slice(0, 16)}${page}${coding}"`;
+  const audience =
+    parts.audience === undefined || parts.audience === 'all' ? '' : `/a${encodeURIComponent(parts.audience)}`;
+  return `"${parts.boot}.${parts.generation}.${parts.tokenExpiry.toString(36)}/${encodeURIComponent(parts.device)}/${parts.contractHash.slice(0, 16)}${page}${coding}${audience}"`;
 }
 
 /**

@@ -6,7 +6,11 @@
  */
 export type RatingTable = ReadonlyMap<string, number>;
 
+/** Upper-case name → the name as written in the tables below (`TV-Y7-FV`, `Approved`). */
+const CANONICAL = new Map<string, string>();
+
 function table(entries: Record<string, number>): RatingTable {
+  for (const name of Object.keys(entries)) CANONICAL.set(name.toUpperCase(), name);
   return new Map(Object.entries(entries).map(([name, score]) => [name.toUpperCase(), score]));
 }
 
@@ -47,6 +51,24 @@ const TABLES: Record<string, RatingTable> = {
 };
 
 export const CERTIFICATION_COUNTRIES = Object.keys(TABLES);
+
+/** The certifications of a country's system as they are written (`PG-13`), lowest score first. */
+const NAMES: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries(TABLES).map(([country, ratings]) => [
+    country,
+    [...ratings.entries()].sort((a, b) => a[1] - b[1]).map(([name]) => CANONICAL.get(name) ?? name),
+  ]),
+);
+
+export function certificationNames(country: string): readonly string[] {
+  return NAMES[country.toUpperCase()] ?? [];
+}
+
+/** A certification as the country's system writes it (`pg-13 ` → `PG-13`), or null when it knows none such. */
+export function canonicalCertification(country: string, certification: string): string | null {
+  const key = certification.trim().toUpperCase();
+  return ratingTable(country)?.has(key) === true ? (CANONICAL.get(key) ?? key) : null;
+}
 
 export function ratingTable(country: string): RatingTable | undefined {
   return TABLES[country.toUpperCase()];

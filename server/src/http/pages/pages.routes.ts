@@ -8,7 +8,8 @@ import { AppError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
 import type { SearchOptions } from '../../services/library/movie.service.ts';
 import type { PlaybackInfo } from '../../services/playback/playback.service.ts';
-import { principalOrNull } from '../principal.ts';
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
+import { principalOrNull, viewerOf } from '../principal.ts';
 import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plugins/session.ts';
 import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
@@ -34,7 +35,17 @@ import { sendBytes } from '../stream-response.ts';
 /** What the pages read and do: the same services the API uses. */
 export type PageServices = Pick<
   Services,
-  'library' | 'movies' | 'devices' | 'roots' | 'scans' | 'playback' | 'status' | 'users' | 'sessions' | 'keys'
+  | 'library'
+  | 'movies'
+  | 'devices'
+  | 'roots'
+  | 'scans'
+  | 'playback'
+  | 'status'
+  | 'users'
+  | 'sessions'
+  | 'keys'
+  | 'visibility'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -181,6 +192,10 @@ export class Pages {
     return this.send(reply, options.status ?? 200, doc);
   }
 
+  /** The not-found page (the visibility guard's answer for a film hidden from the person). */
+  readonly notFoundPage = (request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply =>
+    this.notFound(request, reply, what);
+
   private notFound(request: FastifyRequest, reply: FastifyReply, what: string): FastifyReply {
     return this.page(request, reply, {
       status: 404,
@@ -222,13 +237,14 @@ export class Pages {
   readonly library = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const query = parseLibraryQuery(request.query);
     const device = this.device(request, reply);
-    const view = await this.search(query, device);
+    const viewer = viewerOf(request);
+    const view = await this.search(query, device, this.services.visibility.filter(viewer));
     let data: Pick<LibraryPageData, 'view' | 'healthSummary' | 'systemWarning'>;
     if (view !== null) {
       // The health line sums up the whole library, which a search page does not build.
       data = { view, healthSummary: null, systemWarning: this.services.status.systemWarning() };
     } else {
-      const library = await this.services.library.getLibrary(device);
+      const library = await this.services.library.getLibrary(device, viewer);
       data = {
         view: buildLibraryView(library, query),
         healthSummary: library.health_summary ?? null,
@@ -248,23 +264,31 @@ export class Pages {
    * depends on each movie's playback on the device): every match, narrowed here. Null without a
    * word to search for (then the page is the plain listing).
    */
-  private async search(query: LibraryQuery, device: string): Promise<LibraryView | null> {
+  private async search(
+    query: LibraryQuery,
+    device: string,
+    visible: CertificationFilter | null,
+  ): Promise<LibraryView | null> {
     if (query.q === '') return null;
     const { movies } = this.services;
     const options: SearchOptions = {
       order: query.sort,
+      visible,
       ...(query.format === '' ? {} : { format: query.format }),
       ...(query.binder === '' ? {} : { binder: query.binder }),
     };
     if (query.badge !== '') {
       const ids = await movies.searchAll(query.q, options);
       if (ids === null) return null;
-      const [items, facets] = await Promise.all([this.present(ids, device), movies.listingFacets()]);
+      const [items, facets] = await Promise.all([this.present(ids, device), movies.listingFacets(visible)]);
       return searchStatusView(query, items, facets);
     }
     const found = await movies.searchPage(query.q, options, PAGE_SIZE, query.page);
     if (found === null) return null;
-    const [items, facets] = await Promise.all([this.present(found.ids, device), movies.listingFacets()]);
+    const [items, facets] = await Promise.all([
+      this.present(found.ids, device),
+      movies.listingFacets(visible),
+    ]);
     return searchResultView(query, { items, matched: found.matched, page: found.page }, facets);
   }
 

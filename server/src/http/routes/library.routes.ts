@@ -4,6 +4,7 @@ import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts
 import type { DeviceProfileService } from '../../services/playback/device-profile.service.ts';
 import type { LibraryListingService } from '../../services/library/library-listing.service.ts';
 import { prefersHtml } from '../pages/accept.ts';
+import { viewerOf } from '../principal.ts';
 import { libraryQuery } from '../schemas.ts';
 import { SendQueue } from '../send-queue.ts';
 
@@ -47,6 +48,7 @@ export function registerLibraryRoutes(
         ifNoneMatch: request.headers['if-none-match'],
         page:
           limit === undefined && offset === undefined ? null : { offset: offset ?? 0, limit: limit ?? null },
+        viewer: viewerOf(request),
       });
       reply
         .header('etag', answer.etag)

@@ -1,14 +1,27 @@
 import type { CreateMovieInput, PatchMovieInput } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
 import type { MovieService } from '../../services/library/movie.service.ts';
+import type { VisibilityService } from '../../services/people/visibility.service.ts';
+import { viewerOf } from '../principal.ts';
 import { createMovieBody, idParams, listMoviesQuery, patchMovieBody } from '../schemas.ts';
 
 /** /api/movies: listing, creation, one movie's details, edits and deletion. */
-export function registerMovieRoutes(app: FastifyInstance, movies: MovieService): void {
+export function registerMovieRoutes(
+  app: FastifyInstance,
+  movies: MovieService,
+  visibility: Pick<VisibilityService, 'filter'>,
+): void {
+  // One movie by id is guarded by http/route-subjects.ts; the list and the search are filtered here.
   app.get<{ Querystring: { q?: string; limit: number; offset: number } }>(
     '/api/movies',
     { schema: { querystring: listMoviesQuery } },
-    async (request) => movies.list(request.query.q, request.query.limit, request.query.offset),
+    async (request) =>
+      movies.list(
+        request.query.q,
+        request.query.limit,
+        request.query.offset,
+        visibility.filter(viewerOf(request)),
+      ),
   );
 
   app.post<{ Body: CreateMovieInput }>(

@@ -5,6 +5,8 @@ import type { ListingCoding } from '../../domain/library-listing/accept-encoding
 import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { listingEtag, noneMatchHits } from '../../domain/library-listing/etag.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
+import type { Viewer } from '../../domain/people/viewer.ts';
+import type { VisibilityService } from '../people/visibility.service.ts';
 import type { LibraryGeneration, ListingVersion } from './library-generation.ts';
 import type { LibraryService, PresentedItem } from './library.service.ts';
 import {
@@ -42,6 +44,8 @@ export interface ListingRequest {
   ifNoneMatch?: string | readonly string[] | undefined;
   /** `?offset&limit`; null for the whole listing. */
   page?: { offset: number; limit: number | null } | null;
+  /** Who reads it: the films their content limit hides are not in it, nor in its counts. */
+  viewer: Viewer | null;
 }
 
 export interface ListingStats {
@@ -87,6 +91,7 @@ export class LibraryListingService {
   constructor(
     private readonly library: LibraryService,
     private readonly generation: LibraryGeneration,
+    private readonly visibility: Pick<VisibilityService, 'scopeKey' | 'visibleMovieIds' | 'seesUnmatched'>,
     options: ListingCacheOptions = {},
   ) {
     this.listings = new LruMap(options.maxListings ?? 6);
@@ -106,6 +111,8 @@ export class LibraryListingService {
   }
 
   async answer(request: ListingRequest): Promise<ListingAnswer> {
+    const audience = this.visibility.scopeKey(request.viewer);
+    if (audience !== 'all') return this.limitedAnswer(request, audience);
     const { device, page = null } = request;
     const version = this.versionFor(device);
     // The tag is known without building: an unchanged listing costs no work at all.
@@ -144,6 +151,45 @@ export class LibraryListingService {
   }
 
   /**
+   * The listing as a person with a content limit sees it: the kept listing's items their limit lets
+   * through (the same visibility rule as every surface), with the health line and the total counted
+   * over those, so every count agrees with what is shown. Made per request from the kept item JSON
+   * (no presentation work); served like a page (gzip or identity).
+   */
+  private async limitedAnswer(request: ListingRequest, audience: string): Promise<ListingAnswer> {
+    const { device, page = null } = request;
+    const version = this.versionFor(device);
+    const coding = request.coding === 'identity' ? 'identity' : 'gzip';
+    const tagged = this.etag(version, device, page, coding, audience);
+    if (noneMatchHits(request.ifNoneMatch, tagged)) {
+      return { etag: tagged, notModified: true, coding, body: null, total: null };
+    }
+    const listing = await this.listing(device, version);
+    const [visible, unmatched] = [
+      await this.visibility.visibleMovieIds(request.viewer),
+      this.visibility.seesUnmatched(request.viewer),
+    ];
+    const shown = listing.order.filter((r) =>
+      r.sortTitle === null ? unmatched : visible === null || visible.has(r.id),
+    );
+    const end = page === null || page.limit === null ? undefined : page.offset + page.limit;
+    const slice = page === null ? shown : shown.slice(page.offset, end);
+    const frame = this.library.frame(
+      device,
+      shown.map((r) => r.badge),
+    );
+    const text = HEAD + slice.map((r) => r.json).join(',') + `],${JSON.stringify(frame).slice(1)}`;
+    const body = coding === 'gzip' ? await gzipAsync(text, { level: this.gzipLevel }) : Buffer.from(text);
+    return {
+      etag: this.etag(listing.version, device, page, coding, audience),
+      notModified: false,
+      coding,
+      body,
+      total: shown.length,
+    };
+  }
+
+  /**
    * The version a request for this device asks for. A listing without a single stream URL (discs
    * only) does not depend on the token hour: it keeps its version when the hour moves.
    */
@@ -166,6 +212,7 @@ export class LibraryListingService {
     device: string,
     page: { offset: number; limit: number | null } | null,
     coding: ListingCoding,
+    audience = 'all',
   ): string {
     // Asked a few times per request and the same for a whole generation: kept until the version moves.
     const versionKey = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
@@ -173,10 +220,10 @@ export class LibraryListingService {
       this.tags.clear();
       this.tagsVersion = versionKey;
     }
-    const key = `${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${device}`;
+    const key = `${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${audience}|${device}`;
     let tag = this.tags.get(key);
     if (tag === undefined) {
-      tag = listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding });
+      tag = listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding, audience });
       if (this.tags.size < 1024) this.tags.set(key, tag);
     }
     return tag;

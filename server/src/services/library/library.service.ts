@@ -20,6 +20,8 @@ import {
   type LibraryRepository,
   type MovieScope,
 } from '../../repositories/library.repository.ts';
+import type { Viewer } from '../../domain/people/viewer.ts';
+import type { VisibilityService } from '../people/visibility.service.ts';
 import type { SystemStatusService } from '../system/system-status.service.ts';
 
 /** One edition as a device sees it, plus what ranks it against its siblings. */
@@ -54,11 +56,19 @@ export class LibraryService {
     private readonly repo: LibraryRepository,
     private readonly presenter: EditionPresenter,
     private readonly status: SystemStatusService,
+    private readonly visibility: Pick<VisibilityService, 'visibleMovieIds' | 'seesUnmatched'>,
   ) {}
 
-  async getLibrary(device: string): Promise<LibraryResponse> {
+  /** The whole LibraryResponse as `viewer` may see it (the health line counts only what is shown). */
+  async getLibrary(device: string, viewer: Viewer | null): Promise<LibraryResponse> {
+    const visible = await this.visibility.visibleMovieIds(viewer);
+    // All are read and the hidden dropped: a list scope is ordered only within its slices of ids.
     const { movies, unmatched } = await this.presentMovies(device);
-    const items = [...movies, ...this.presentUnmatched(unmatched, device)].map((p) => p.item);
+    const shown = [
+      ...(visible === null ? movies : movies.filter((p) => visible.has(p.id))),
+      ...(this.visibility.seesUnmatched(viewer) ? this.presentUnmatched(unmatched, device) : []),
+    ];
+    const items = shown.map((p) => p.item);
     return {
       items,
       ...this.frame(

@@ -10,6 +10,8 @@ import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
+import { canonicalCertification, certificationNames } from '../../domain/people/ratings.ts';
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import { ftsMatchQuery } from '../../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -31,6 +33,8 @@ export class MovieService {
     /** A movie and its discs are created in one transaction. */
     private readonly store: UnitOfWork<MovieRepository>,
     private readonly clock: Clock,
+    /** REELSHELF_CERTIFICATION_COUNTRY: the system a certification set by hand must belong to. */
+    private readonly certificationCountry = 'US',
   ) {}
 
   async create(input: CreateMovieInput): Promise<MovieDetail> {
@@ -127,12 +131,19 @@ export class MovieService {
    * original title, cast, directors; accents and case folded; each word a prefix), best match
    * first; without (absent, empty, only punctuation), every movie by sort title.
    */
-  async list(query: string | undefined, limit: number, offset: number): Promise<MovieList> {
+  async list(
+    query: string | undefined,
+    limit: number,
+    offset: number,
+    visible: CertificationFilter | null,
+  ): Promise<MovieList> {
     const match = ftsMatchQuery(query ?? '');
     const repo = this.movies;
     if (match !== null) await syncSearchIndex(repo);
     const { rows, total } =
-      match === null ? await repo.list(limit, offset) : await repo.search(match, limit, offset);
+      match === null
+        ? await repo.list(limit, offset, visible)
+        : await repo.search(match, limit, offset, visible);
     return { items: rows.map(toSummary), total };
   }
 
@@ -167,15 +178,19 @@ export class MovieService {
     return repo.searchIds(match, options, null, 0);
   }
 
-  /** The disc formats and binders of every copy, and how many items /library lists. */
-  async listingFacets(): Promise<{ formats: string[]; binders: string[]; items: number }> {
-    return this.movies.listingFacets();
+  /** The disc formats and binders of every copy, and how many items /library lists to a person with `visible`. */
+  async listingFacets(
+    visible: CertificationFilter | null,
+  ): Promise<{ formats: string[]; binders: string[]; items: number }> {
+    return this.movies.listingFacets(visible);
   }
 
   async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {
     const repo = this.movies;
     const row = await repo.getById(id);
     if (row === undefined) throw notFound('movie', id);
+    const certification =
+      patch.certification == null ? patch.certification : this.certification(patch.certification);
     if (patch.tmdb_id != null && patch.tmdb_id !== row.tmdb_id) {
       const other = await repo.getByTmdbId(patch.tmdb_id);
       if (other !== undefined) {
@@ -205,9 +220,21 @@ export class MovieService {
         ? {}
         : { has_digital_store_b: patch.has_digital_store_b ? 1 : 0 }),
       ...(patch.watched === undefined ? {} : { watched: patch.watched ? 1 : 0 }),
+      ...(certification === undefined ? {} : { certification }),
       updated_at: isoNow(this.clock),
     });
     return this.get(id);
+  }
+
+  /** A certification of the configured country's system, as it writes it; 400 for any other. */
+  private certification(given: string): string {
+    const name = canonicalCertification(this.certificationCountry, given);
+    if (name !== null) return name;
+    throw new AppError('validation_failed', {
+      message: `${JSON.stringify(given.slice(0, 32))} is not a certification of the ${this.certificationCountry} system.`,
+      hint: `Use one of ${certificationNames(this.certificationCountry).join(', ')}, or null to clear it (REELSHELF_CERTIFICATION_COUNTRY sets the system).`,
+      extra: { field: 'certification' },
+    });
   }
 
   async delete(id: number): Promise<void> {
@@ -262,6 +289,7 @@ function toDetail(
     original_title: row.original_title,
     overview: row.overview,
     runtime_minutes: row.runtime_minutes,
+    certification: row.certification,
     editions: editions.map((e) => ({ id: e.id, label: e.label, format: e.format, barcode: e.barcode })),
     physical_copies: copies.map((c) => ({
       id: c.id,

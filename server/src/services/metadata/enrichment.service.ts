@@ -1,4 +1,5 @@
 import { type Clock, isoNow } from '../../adapters/clock.ts';
+import { certificationFromReleases } from '../../domain/people/certification.ts';
 import { normalizeTitle } from '../../domain/titles.ts';
 import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
 import type { ArtworkRepository } from '../../repositories/artwork.repository.ts';
@@ -66,6 +67,8 @@ export class EnrichmentService {
     private readonly clock: Clock,
     private readonly metadata: MovieMetadataPort | null,
     private readonly ratings: RatingsPort | null,
+    /** REELSHELF_CERTIFICATION_COUNTRY: whose certification a film gets from its releases. */
+    private readonly certificationCountry = 'US',
   ) {
     jobs.register<EnrichPayload>('enrich', { concurrency: 1, run: (ctx) => this.run(ctx) });
   }
@@ -188,6 +191,9 @@ export class EnrichmentService {
           runtime_minutes: details.runtimeMinutes,
           year: current.year ?? details.year,
           imdb_id: current.imdb_id ?? details.imdbId,
+          // A certification set by hand (PATCH /api/movies/{id}) is kept, as the year is.
+          certification:
+            current.certification ?? certificationFromReleases(this.certificationCountry, details.releases),
           genres_json: JSON.stringify(details.genres),
           tmdb_collection_id: details.collection?.id ?? null,
           tmdb_collection_name: details.collection?.name ?? null,

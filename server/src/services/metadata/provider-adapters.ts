@@ -71,6 +71,11 @@ export function tmdbPort(client: TmdbClient): MovieMetadataPort {
           job: c.job,
           department: c.department,
         })),
+        releases: d.releaseDates.map((r) => ({
+          country: r.country,
+          type: r.type,
+          certification: r.certification,
+        })),
       };
     },
     async findByImdbId(imdbId) {

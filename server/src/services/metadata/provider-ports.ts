@@ -1,3 +1,5 @@
+import type { ReleaseCertification } from '../../domain/people/certification.ts';
+
 /**
  * What the barcode and enrichment services need from the outside services, as small ports: the
  * provider clients implement them, and a disabled provider is simply absent (null).
@@ -76,6 +78,8 @@ export interface MovieDetails {
   studios: { tmdbId: number; name: string }[];
   cast: CastCredit[];
   crew: CrewCredit[];
+  /** Every country's releases with their certifications (TMDb `release_dates`). */
+  releases: ReleaseCertification[];
 }
 
 export interface MovieMetadataPort {

@@ -41,6 +41,11 @@ function details(tmdbId: number, title: string, overrides: Partial<MovieDetails>
       { tmdbId: 201, name: 'Dante Spinotti', job: 'Director of Photography', department: 'Camera' },
       { tmdbId: 200, name: 'Michael Mann', job: 'Screenplay', department: 'Writing' },
     ],
+    releases: [
+      { country: 'US', type: 5, certification: '' },
+      { country: 'US', type: 3, certification: 'R' },
+      { country: 'GB', type: 3, certification: '15' },
+    ],
     ...overrides,
   };
 }
@@ -96,14 +101,53 @@ class FakeOmdbPort implements RatingsPort {
   }
 }
 
-function service(tables: FakeMetadataTables, tmdb: FakeTmdbPort | null, omdb: FakeOmdbPort | null) {
+function service(
+  tables: FakeMetadataTables,
+  tmdb: FakeTmdbPort | null,
+  omdb: FakeOmdbPort | null,
+  country = 'US',
+) {
   const jobs = new FakeJobRunner();
   const clock = { now: () => new Date(NOW) };
-  const enrichment = new EnrichmentService(tables, tables.enrichmentStore(), jobs, clock, tmdb, omdb);
+  const enrichment = new EnrichmentService(
+    tables,
+    tables.enrichmentStore(),
+    jobs,
+    clock,
+    tmdb,
+    omdb,
+    country,
+  );
   return { enrichment, jobs };
 }
 
 describe('EnrichmentService with fake repositories', () => {
+  it("takes the certification of the configured country's theatrical release, and keeps one set by hand", async () => {
+    const tables = new FakeMetadataTables();
+    const us = tables.addMovie({ title: 'Heat', tmdb_id: 949 });
+    await service(tables, new FakeTmdbPort([HEAT]), null).enrichment.enrich(us.id);
+    assert.equal(tables.movie(us.id)?.certification, 'R');
+
+    const gbTables = new FakeMetadataTables();
+    const gb = gbTables.addMovie({ title: 'Heat', tmdb_id: 949 });
+    await service(gbTables, new FakeTmdbPort([HEAT]), null, 'GB').enrichment.enrich(gb.id);
+    assert.equal(gbTables.movie(gb.id)?.certification, '15');
+
+    const byHand = tables.addMovie({ title: 'Heat again', tmdb_id: 950 });
+    const row = tables.movie(byHand.id);
+    if (row !== undefined) row.certification = 'PG-13';
+    await service(tables, new FakeTmdbPort([details(950, 'Heat again')]), null).enrichment.enrich(byHand.id);
+    assert.equal(tables.movie(byHand.id)?.certification, 'PG-13', 'a hand-set certification is kept');
+
+    const none = tables.addMovie({ title: 'Unrated', tmdb_id: 951 });
+    await service(
+      tables,
+      new FakeTmdbPort([details(951, 'Unrated', { releases: [] })]),
+      null,
+    ).enrichment.enrich(none.id);
+    assert.equal(tables.movie(none.id)?.certification, null);
+  });
+
   it('fills a movie known by TMDb id: fields, credits, studios, ratings and the artwork to fetch', async () => {
     const tables = new FakeMetadataTables();
     const movie = tables.addMovie({ title: 'Heat', tmdb_id: 949 });

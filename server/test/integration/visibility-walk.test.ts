@@ -1,0 +1,446 @@
+// Issue 22 §3: a child with limit PG walks EVERY route of the app (read from Fastify's route table as
+// the app registers it, so a route added later is walked by default) with the ids of the films above
+// the limit (an R film, an unrated film, a file matched to no movie) in its params, and fails on any
+// answer that names or serves one of them, on a 2xx for a hidden id, on an answer that differs from
+// the answer for a missing id, and on counts that disagree with what is listed. Real SQLite, real
+// HTTP on loopback, real media made by ffmpeg.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LibraryResponse, MovieDetail } from '@reelshelf/contract';
+import sharp from 'sharp';
+import { loadConfig } from '../../src/config.ts';
+import { createServer, type ReelshelfServer } from '../../src/server.ts';
+import { registerFiles } from '../helpers/library-fixtures.ts';
+import { makeFixture } from '../helpers/media.ts';
+
+interface Film {
+  key: 'g' | 'pg' | 'r' | 'unrated';
+  title: string;
+  certification: string | null;
+  fixture: 'h264_aac.mp4' | 'h264_dts.mkv';
+}
+
+// Registered in this order, so the visible films hold the low ids (1, 2) of both movies and files
+// and every hidden id names a hidden thing (or nothing) whichever table a route reads it from.
+const FILMS: Film[] = [
+  { key: 'g', title: 'Gentle Meadow', certification: 'G', fixture: 'h264_aac.mp4' },
+  { key: 'pg', title: 'Puppy Parade', certification: 'PG', fixture: 'h264_dts.mkv' },
+  { key: 'r', title: 'Razorwire Nocturne', certification: 'R', fixture: 'h264_dts.mkv' },
+  { key: 'unrated', title: 'Unmarked Basement Tape', certification: null, fixture: 'h264_aac.mp4' },
+];
+const ORPHAN_NAME = 'Orphaned Midnight Reel';
+const CHILD_KEY = 'child-key-for-the-route-walk-0123456789';
+const MISSING_ID = 987654;
+
+interface Route {
+  method: string;
+  url: string;
+}
+
+describe('visibility: a child walks every route', () => {
+  let server: ReelshelfServer;
+  let base: string;
+  let dataDir: string;
+  let root: string;
+  const routes: Route[] = [];
+  const ids: Record<Film['key'], { movieId: number; fileId: number }> = {} as never;
+  let orphanFileId = 0;
+  const hiddenMovieIds: number[] = [];
+  const hiddenFileIds: number[] = [];
+  /** Byte samples of everything hidden: media files and posters. */
+  const hiddenBytes: Buffer[] = [];
+  const hiddenTexts: string[] = [];
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'reelshelf-walk-media-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-walk-data-'));
+    const files: Record<string, string> = {};
+    for (const film of FILMS) {
+      const ext = film.fixture.slice(film.fixture.lastIndexOf('.'));
+      files[film.key] = await makeFixture(film.fixture, join(root, `${film.title}${ext}`));
+    }
+    const orphanPath = await makeFixture('h264_aac.mp4', join(root, 'loose', `${ORPHAN_NAME}.mp4`), 3);
+
+    const config = loadConfig({
+      REELSHELF_HOST: '127.0.0.1',
+      REELSHELF_PORT: '0',
+      REELSHELF_LOG_LEVEL: 'silent',
+      REELSHELF_WATCH: 'off',
+      REELSHELF_DATA_DIR: dataDir,
+    });
+    server = await createServer(config);
+    // Every route the app registers, as Fastify registers it (the plugins run at listen).
+    server.app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+    const db = server.database.db;
+    const registered = await registerFiles(db, root, files);
+    for (const film of FILMS) {
+      const found = registered[film.key];
+      assert.ok(found !== undefined);
+      ids[film.key] = found;
+      await db
+        .updateTable('movies')
+        .set({ title: film.title, certification: film.certification, overview: `${film.title} overview.` })
+        .where('id', '=', found.movieId)
+        .execute();
+      // A poster beside the media, served by /artwork (distinct bytes per film).
+      const posterPath = join(root, 'posters', `${film.key}.jpg`);
+      mkdirSync(join(root, 'posters'), { recursive: true });
+      const shade = 40 * (FILMS.indexOf(film) + 1);
+      writeFileSync(
+        posterPath,
+        await sharp({
+          create: { width: 64, height: 96, channels: 3, background: { r: shade, g: 10, b: 200 - shade } },
+        })
+          .jpeg()
+          .toBuffer(),
+      );
+      await db
+        .insertInto('movie_artwork_state')
+        .values({
+          movie_id: found.movieId,
+          poster_state: 'ready',
+          poster_source: 'local',
+          poster_path: posterPath,
+          backdrop_state: 'none',
+          backdrop_source: null,
+          backdrop_path: null,
+          fetched_at: null,
+          error: null,
+        })
+        .execute();
+      if (film.key === 'r' || film.key === 'unrated') {
+        hiddenMovieIds.push(found.movieId);
+        hiddenFileIds.push(found.fileId);
+        hiddenTexts.push(film.title, `${film.title} overview.`);
+        hiddenBytes.push(sample(readFileSync(files[film.key] ?? '')), readFileSync(posterPath));
+      }
+    }
+    // A file matched to no movie: unrated, so hidden from the child too.
+    const rootRow = await db.selectFrom('library_roots').select('id').executeTakeFirstOrThrow();
+    const now = new Date().toISOString();
+    const orphan = await db
+      .insertInto('media_files')
+      .values({
+        library_root_id: rootRow.id,
+        relative_path: `loose/${ORPHAN_NAME}.mp4`,
+        size_bytes: readFileSync(orphanPath).length,
+        mtime_ms: 0,
+        fingerprint: null,
+        movie_id: null,
+        edition_label: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    orphanFileId = orphan.id;
+    hiddenFileIds.push(orphanFileId);
+    hiddenTexts.push(ORPHAN_NAME);
+    hiddenBytes.push(sample(readFileSync(orphanPath)));
+    await server.services.analysis.analyzePending();
+
+    // The child: limit PG, unrated hidden; signs in with a key (api_keys, stored as its SHA-256).
+    const child = await db
+      .insertInto('users')
+      .values({
+        name: 'Kid',
+        name_key: 'kid',
+        password_hash: null,
+        role: 'child',
+        max_certification: 'PG',
+        allow_unrated: 0,
+        pin_hash: null,
+        pin_locked_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('api_keys')
+      .values({
+        user_id: child.id,
+        name: 'walk',
+        scope: 'playback',
+        key_hash: createHash('sha256').update(CHILD_KEY).digest('hex'),
+        created_at: now,
+        last_used_at: null,
+        last_used_address: null,
+        revoked_at: null,
+      })
+      .execute();
+    base = await server.listen();
+  });
+
+  after(async () => {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const as = (who: 'child' | 'admin', path: string, init: RequestInit & { accept?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${who === 'child' ? CHILD_KEY : server.apiToken}`);
+    if (init.accept !== undefined) headers.set('accept', init.accept);
+    return fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
+  };
+
+  /** What in an answer would tell of a hidden film: its title, its file's name, a URL with its id, its bytes. */
+  function leaks(body: Buffer): string[] {
+    const text = body.toString('latin1');
+    const found: string[] = [];
+    for (const t of hiddenTexts) if (text.includes(t)) found.push(`names "${t}"`);
+    for (const id of hiddenMovieIds) {
+      for (const re of [
+        new RegExp(`/movie/${id}(?![0-9])`),
+        new RegExp(`/artwork/${id}/`),
+        new RegExp(`/api/movies/${id}(?![0-9])`),
+        new RegExp(`"(movie_id|id)":${id}[,}]`),
+      ]) {
+        if (re.test(text)) found.push(`links movie ${id} (${re.source})`);
+      }
+    }
+    for (const id of hiddenFileIds) {
+      for (const re of [
+        new RegExp(`/stream/media_file/${id}(?![0-9])`),
+        new RegExp(`/api/media-file/${id}(?![0-9])`),
+        new RegExp(`"media_file_id":${id}[,}]`),
+      ]) {
+        if (re.test(text)) found.push(`links file ${id} (${re.source})`);
+      }
+    }
+    for (const bytes of hiddenBytes) if (body.includes(bytes)) found.push('serves hidden bytes');
+    return found;
+  }
+
+  /** Values for the params a URL pattern has: every hidden id in each id-like param, a sample otherwise. */
+  function expansions(url: string): { path: string; hidden: number | null }[] {
+    const names = [...url.matchAll(/:([A-Za-z_]+)|\*/g)].map((m) => m[1] ?? '*');
+    const samples: Record<string, string[]> = {
+      kind: ['poster', 'backdrop'],
+      rendition: ['v', 'a0', 's0'],
+      segment: ['init.mp4', '0.m4s', '0.ts', '0.vtt', 'index.m3u8'],
+      track: ['0.vtt'],
+      code: ['036000291452'],
+      name: ['Shelf A', 'app.css'],
+      '*': ['x'],
+    };
+    const idNames = names.filter((n) => samples[n] === undefined);
+    const out: { path: string; hidden: number | null }[] = [];
+    const hiddenIds = [...new Set([...hiddenMovieIds, ...hiddenFileIds])];
+    const fill = (id: number, pick: (name: string) => string): string =>
+      url.replace(/:([A-Za-z_]+)|\*/g, (_m, name: string | undefined) => {
+        const key = name ?? '*';
+        return samples[key] === undefined ? String(id) : pick(key);
+      });
+    if (idNames.length === 0) {
+      const combos =
+        names.length === 0 ? [url] : (samples[names[0] ?? ''] ?? ['x']).map((v) => fill(0, () => v));
+      return combos.map((path) => ({ path, hidden: null }));
+    }
+    for (const id of [...hiddenIds, MISSING_ID]) {
+      const variable = names.find((n) => samples[n] !== undefined);
+      const values = variable === undefined ? [''] : (samples[variable] ?? ['']);
+      for (const v of values) {
+        out.push({ path: fill(id, (n) => (n === variable ? v : (samples[n]?.[0] ?? 'x'))), hidden: id });
+      }
+    }
+    return out;
+  }
+
+  it('reads the route table: every route is walked, the by-id ones with hidden ids', () => {
+    assert.ok(routes.length > 30, `routes seen: ${routes.length}`);
+    for (const expected of [
+      '/api/movies/:id',
+      '/movie/:id',
+      '/artwork/:movieId/:kind',
+      '/stream/media_file/:id',
+    ]) {
+      assert.ok(
+        routes.some((r) => r.url === expected),
+        `${expected} is in the route table`,
+      );
+    }
+  });
+
+  it('the hidden films exist (the admin sees them), so a 404 for the child is the limit, not a missing row', async () => {
+    for (const id of hiddenMovieIds) assert.equal((await as('admin', `/api/movies/${id}`)).status, 200);
+    for (const id of hiddenFileIds) {
+      assert.equal((await as('admin', `/api/media-file/${id}/playback`)).status, 200);
+    }
+    const all = (await (await as('admin', '/library')).json()) as LibraryResponse;
+    assert.equal(all.items.length, 5);
+  });
+
+  it('no route names or serves a hidden film; a hidden id answers exactly as a missing one', async () => {
+    const failures: string[] = [];
+    const walked = new Set<string>();
+    for (const route of routes) {
+      if (route.method === 'OPTIONS') continue;
+      for (const { path, hidden } of expansions(route.url)) {
+        if (hidden === MISSING_ID) continue;
+        const variants: { query: string; accept?: string }[] = [{ query: '' }];
+        if (route.method === 'GET' && hidden === null) {
+          variants.push(
+            { query: '?q=Razorwire' },
+            { query: '?q=Unmarked' },
+            { query: '?q=Orphaned' },
+            { query: '?q=Razorwire', accept: 'text/html' },
+            { query: '', accept: 'text/html' },
+            { query: '?badge=playable&q=tape', accept: 'text/html' },
+          );
+        }
+        for (const v of variants) {
+          const init: RequestInit & { accept?: string } = { method: route.method };
+          if (v.accept !== undefined) init.accept = v.accept;
+          if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
+            init.headers = { 'content-type': 'application/json' };
+            init.body = route.url.includes('progress') ? '{"position_seconds":1}' : '{}';
+          }
+          const res = await as('child', `${path}${v.query}`, init);
+          const body = Buffer.from(await res.arrayBuffer());
+          const label = `${route.method} ${path}${v.query}${v.accept === undefined ? '' : ` (${v.accept})`} → ${res.status}`;
+          walked.add(`${route.method} ${route.url}`);
+          for (const leak of leaks(body)) failures.push(`${label}: ${leak}`);
+          const location = res.headers.get('location') ?? '';
+          for (const leak of leaks(Buffer.from(location))) failures.push(`${label}: Location ${leak}`);
+          if (hidden === null) continue;
+          if (res.status >= 200 && res.status < 300) failures.push(`${label}: 2xx for a hidden id`);
+          // Hidden means absent: the same answer as for an id that names nothing.
+          const missingPath = path.replace(new RegExp(`(?<=/)${hidden}(?=/|$)`, 'g'), String(MISSING_ID));
+          const missing = await as('child', `${missingPath}${v.query}`, init);
+          const missingBody = Buffer.from(await missing.arrayBuffer()).toString('utf8');
+          const same = (s: string, id: number) =>
+            s.replace(new RegExp(`(?<![0-9A-Za-z])${id}(?![0-9A-Za-z])`, 'g'), '<id>');
+          if (
+            missing.status !== res.status ||
+            same(missingBody, MISSING_ID) !== same(body.toString('utf8'), hidden)
+          ) {
+            failures.push(
+              `${label}: differs from a missing id (${missing.status} ${missingBody.slice(0, 120)} vs ${body.toString('utf8').slice(0, 120)})`,
+            );
+          }
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+    // Every route was asked at least once (HEAD follows GET and is walked too).
+    for (const r of routes)
+      if (r.method !== 'OPTIONS')
+        assert.ok(walked.has(`${r.method} ${r.url}`), `${r.method} ${r.url} walked`);
+  });
+
+  it('lists and counts agree with what the child is shown; the G and PG films are there', async () => {
+    const res = await as('child', '/library');
+    assert.equal(res.status, 200);
+    const library = (await res.json()) as LibraryResponse;
+    assert.deepEqual(library.items.map((i) => i.title).sort(), ['Gentle Meadow', 'Puppy Parade']);
+    assert.equal(res.headers.get('x-total-count'), '2');
+    const counts = /^(\d+) playable · (\d+) need review · (\d+) not playable$/.exec(
+      library.health_summary ?? '',
+    );
+    assert.ok(counts !== null, library.health_summary ?? '');
+    assert.equal(Number(counts[1]) + Number(counts[2]) + Number(counts[3]), 2, library.health_summary ?? '');
+
+    const paged = await as('child', '/library?limit=1&offset=1');
+    assert.equal(paged.headers.get('x-total-count'), '2');
+    assert.equal(((await paged.json()) as LibraryResponse).items.length, 1);
+
+    // The child's listing and the admin's are different representations (a 304 never crosses over).
+    const adminTag = (await as('admin', '/library')).headers.get('etag') ?? '';
+    const childTag = res.headers.get('etag') ?? '';
+    assert.notEqual(childTag, adminTag);
+    const revalidated = await as('child', '/library', { headers: { 'if-none-match': childTag } });
+    assert.equal(revalidated.status, 304);
+    const crossed = await as('child', '/library', { headers: { 'if-none-match': adminTag } });
+    assert.equal(crossed.status, 200);
+
+    const movies = (await (await as('child', '/api/movies')).json()) as {
+      items: { title: string }[];
+      total: number;
+    };
+    assert.deepEqual(movies.items.map((m) => m.title).sort(), ['Gentle Meadow', 'Puppy Parade']);
+    assert.equal(movies.total, 2);
+    const search = (await (await as('child', '/api/movies?q=razorwire')).json()) as {
+      items: unknown[];
+      total: number;
+    };
+    assert.deepEqual(search, { items: [], total: 0 });
+    const found = (await (await as('child', '/api/movies?q=puppy')).json()) as {
+      items: unknown[];
+      total: number;
+    };
+    assert.equal(found.total, 1);
+
+    const page = await (await as('child', '/library?q=parade', { accept: 'text/html' })).text();
+    assert.match(page, /Puppy Parade/);
+    assert.match(page, /of 1 movies \(2 in the library\)/);
+  });
+
+  it('the visible films open, stream and show their poster', async () => {
+    for (const key of ['g', 'pg'] as const) {
+      const { movieId, fileId } = ids[key];
+      const detail = await as('child', `/api/movies/${movieId}`);
+      assert.equal(detail.status, 200);
+      assert.equal(((await detail.json()) as MovieDetail).certification, key === 'g' ? 'G' : 'PG');
+      assert.equal((await as('child', `/movie/${movieId}`, { accept: 'text/html' })).status, 200);
+      const poster = await as('child', `/artwork/${movieId}/poster`);
+      assert.equal(poster.status, 200);
+      assert.match(poster.headers.get('content-type') ?? '', /^image\/jpeg/);
+      const info = await as('child', `/api/media-file/${fileId}/playback`);
+      assert.equal(info.status, 200);
+      const { stream_url } = (await info.json()) as { stream_url: string };
+      const stream = await fetch(`${base}${stream_url}`, { headers: { range: 'bytes=0-99' } });
+      assert.equal(stream.status, 206, `${stream_url}: ${await stream.clone().text()}`);
+      assert.equal((await stream.arrayBuffer()).byteLength, 100);
+    }
+  });
+
+  it('a job naming a hidden film is hidden too (the by-id guard reads its payload)', async () => {
+    const db = server.database.db;
+    const now = new Date().toISOString();
+    const job = await db
+      .insertInto('jobs')
+      .values({
+        kind: 'enrich',
+        dedupe_key: null,
+        status: 'succeeded',
+        payload_json: JSON.stringify({ movieIds: [ids.g.movieId, ids.r.movieId] }),
+        progress_done: 2,
+        progress_total: 2,
+        created_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const child = { userId: 0, limit: { maxCertification: 'PG', allowUnrated: false } };
+    assert.equal(await server.services.visibility.canSee(child, { jobId: job.id }), false);
+    assert.equal(await server.services.visibility.canSee(null, { jobId: job.id }), true);
+    assert.equal(await server.services.visibility.canSee(child, { movieId: ids.pg.movieId }), true);
+    assert.equal(await server.services.visibility.canSee(child, { mediaFileId: orphanFileId }), false);
+    const unrated = { userId: 0, limit: { maxCertification: 'PG', allowUnrated: true } };
+    assert.equal(await server.services.visibility.canSee(unrated, { mediaFileId: orphanFileId }), true);
+    assert.equal(await server.services.visibility.canSee(unrated, { movieId: ids.r.movieId }), false);
+    // What a stream route checking its token's person by itself calls: a missing id's 404.
+    await assert.rejects(
+      server.services.visibility.assertVisible(child, { mediaFileId: ids.r.fileId }),
+      (err: unknown) =>
+        err instanceof Error &&
+        err.message === `No media file with id ${ids.r.fileId}.` &&
+        'status' in err &&
+        err.status === 404,
+    );
+    await server.services.visibility.assertVisible(child, { mediaFileId: ids.g.fileId });
+  });
+});
+
+/** 4 KiB from the middle of a file: what its bytes in an answer would contain. */
+function sample(bytes: Buffer): Buffer {
+  const at = Math.max(0, Math.floor(bytes.length / 2) - 2048);
+  return Buffer.from(bytes.subarray(at, at + 4096));
+}
