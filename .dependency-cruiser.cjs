@@ -15,12 +15,13 @@ const DOMAIN = '^server/src/domain/';
 // new capability (people, a Jellyfin API, DLNA, thumbnails) adds its line here.
 const CAPABILITIES = {
   system: [],
-  library: ['system'],
-  metadata: ['library', 'system'],
-  scan: ['library', 'metadata', 'system'],
-  import: ['library', 'metadata', 'system'],
-  playback: ['library', 'system'],
+  // people: who asks, and what they may see (the visibility rule every list applies).
   people: [],
+  library: ['system', 'people'],
+  metadata: ['library', 'system', 'people'],
+  scan: ['library', 'metadata', 'system', 'people'],
+  import: ['library', 'metadata', 'system', 'people'],
+  playback: ['library', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -5,7 +5,6 @@
 // the answer for a missing id, and on counts that disagree with what is listed. Real SQLite, real
 // HTTP on loopback, real media made by ffmpeg.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +32,6 @@ const FILMS: Film[] = [
   { key: 'unrated', title: 'Unmarked Basement Tape', certification: null, fixture: 'h264_aac.mp4' },
 ];
 const ORPHAN_NAME = 'Orphaned Midnight Reel';
-const CHILD_KEY = 'child-key-for-the-route-walk-0123456789';
 const MISSING_ID = 987654;
 
 interface Route {
@@ -42,6 +40,7 @@ interface Route {
 }
 
 describe('visibility: a child walks every route', () => {
+  let childKey = '';
   let server: ReelshelfServer;
   let base: string;
   let dataDir: string;
@@ -145,37 +144,30 @@ describe('visibility: a child walks every route', () => {
     hiddenBytes.push(sample(readFileSync(orphanPath)));
     await server.services.analysis.analyzePending();
 
-    // The child: limit PG, unrated hidden; signs in with a key (api_keys, stored as its SHA-256).
-    const child = await db
-      .insertInto('users')
-      .values({
+    base = await server.listen();
+    // The child: limit PG, unrated hidden, made through the people API; signs in with a playback
+    // key an admin made for them.
+    const admin = { authorization: `Bearer ${server.apiToken}`, 'content-type': 'application/json' };
+    const made = await fetch(`${base}/api/users`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
         name: 'Kid',
-        name_key: 'kid',
-        password_hash: null,
+        password: 'kid-password-long',
         role: 'child',
         max_certification: 'PG',
-        allow_unrated: 0,
-        pin_hash: null,
-        pin_locked_until: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('api_keys')
-      .values({
-        user_id: child.id,
-        name: 'walk',
-        scope: 'playback',
-        key_hash: createHash('sha256').update(CHILD_KEY).digest('hex'),
-        created_at: now,
-        last_used_at: null,
-        last_used_address: null,
-        revoked_at: null,
-      })
-      .execute();
-    base = await server.listen();
+        allow_unrated: false,
+      }),
+    });
+    assert.equal(made.status, 201, await made.clone().text());
+    const child = (await made.json()) as { id: number };
+    const key = await fetch(`${base}/api/keys`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'walk', scope: 'playback', user: child.id }),
+    });
+    assert.equal(key.status, 201, await key.clone().text());
+    childKey = ((await key.json()) as { key: string }).key;
   });
 
   after(async () => {
@@ -186,7 +178,7 @@ describe('visibility: a child walks every route', () => {
 
   const as = (who: 'child' | 'admin', path: string, init: RequestInit & { accept?: string } = {}) => {
     const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${who === 'child' ? CHILD_KEY : server.apiToken}`);
+    headers.set('authorization', `Bearer ${who === 'child' ? childKey : server.apiToken}`);
     if (init.accept !== undefined) headers.set('accept', init.accept);
     return fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
   };
