@@ -343,6 +343,7 @@ export function buildServices(deps: ServiceDeps): Services {
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
   });
+  const authentication = new AuthenticationService(users, keys, guard, deps.adminToken, sessions);
   const people = new UserService({
     users,
     store: kyselyUnitOfWork(deps.db, (trx) => ({
@@ -352,6 +353,7 @@ export function buildServices(deps: ServiceDeps): Services {
     hasher,
     clock: deps.clock,
     country: deps.config.certificationCountry,
+    changed: () => authentication.forgetAdmin(),
   });
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
@@ -375,7 +377,7 @@ export function buildServices(deps: ServiceDeps): Services {
     scans,
     rootWatch,
     watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
-    authentication: new AuthenticationService(users, keys, guard, deps.adminToken, sessions),
+    authentication,
     users: people,
     sessions,
     keys,

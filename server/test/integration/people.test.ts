@@ -155,6 +155,17 @@ describe('people, sessions, keys', () => {
     assert.equal((await t.api(`/api/users/${second.id}`)).status, 404);
   });
 
+  it('the admin token follows its person: renamed, it answers with the new name (kept in memory, read again on a change)', async () => {
+    const me = async () =>
+      ((await (await t.api('/api/me')).json()) as { user: { id: number; name: string } }).user;
+    const before = await me();
+    const renamed = await t.api(`/api/users/${before.id}`, jsonBody('PATCH', { name: 'Head of House' }));
+    assert.equal(renamed.status, 200);
+    assert.equal((await me()).name, 'Head of House');
+    await t.api(`/api/users/${before.id}`, jsonBody('PATCH', { name: before.name }));
+    assert.equal((await me()).name, before.name);
+  });
+
   it('sign-in: a session cookie (HttpOnly, SameSite=Lax; Secure behind TLS), /api/me, CSRF on writes, sign-out', async () => {
     const s = await signIn(t, 'anna', PASSWORD);
     assert.match(

@@ -31,11 +31,24 @@ export class AuthenticationService {
     return (await this.sessions?.isLive(credential.id)) ?? false;
   }
 
+  /**
+   * The first admin, as the admin token signs in, kept in memory: a request with the admin token
+   * reads no database (it is answered while an import's transaction holds the connection). Read
+   * again after UserService changes anyone (`forgetAdmin`).
+   */
+  private admin: Principal | null = null;
+
+  forgetAdmin(): void {
+    this.admin = null;
+  }
+
   /** The data dir's admin token signs in as the first admin. */
   async adminTokenPrincipal(): Promise<Principal> {
+    if (this.admin !== null) return this.admin;
     const admin = await this.users.firstAdmin();
     if (admin === undefined) throw new Error('no admin in the users table (migration 0006 creates one)');
-    return principalFromUser(admin, { kind: 'admin-token', id: null, scope: 'full' });
+    this.admin = principalFromUser(admin, { kind: 'admin-token', id: null, scope: 'full' });
+    return this.admin;
   }
 
   /**

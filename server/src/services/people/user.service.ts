@@ -64,6 +64,8 @@ export interface UserServiceDeps {
   clock: Clock;
   /** REELSHELF_CERTIFICATION_COUNTRY: the system limits are written in. */
   country: string;
+  /** Called after a person is added, changed or removed (the admin token's person is read again). */
+  changed?: () => void;
 }
 
 function roleOf(value: string): Role {
@@ -143,7 +145,7 @@ export class UserService {
     const max = this.checkedLimit(role, input.max_certification ?? null);
     const hash = await this.deps.hasher.hash(checkedPassword(input.password));
     const now = this.deps.clock.now().toISOString();
-    return this.deps.store.transaction(async ({ users }) => {
+    const created = await this.deps.store.transaction(async ({ users }) => {
       if ((await users.getByNameKey(parsed.key)) !== undefined) throw nameTaken(parsed.name);
       const row = await users.insert({
         name: parsed.name,
@@ -160,6 +162,8 @@ export class UserService {
       });
       return userView(row);
     });
+    this.deps.changed?.();
+    return created;
   }
 
   /**
@@ -173,7 +177,7 @@ export class UserService {
     const hash =
       input.password === undefined ? undefined : await this.deps.hasher.hash(checkedPassword(input.password));
     const now = this.deps.clock.now().toISOString();
-    return this.deps.store.transaction(async ({ users, sessions }) => {
+    const updated = await this.deps.store.transaction(async ({ users, sessions }) => {
       const row = await users.getById(id);
       if (row === undefined) throw notFound('person', id);
       const before = roleOf(row.role);
@@ -205,6 +209,8 @@ export class UserService {
       if (after === undefined) throw notFound('person', id);
       return userView(after);
     });
+    this.deps.changed?.();
+    return updated;
   }
 
   /** Removes a person with their sessions, keys, watch state and history; never the last admin. */
@@ -216,6 +222,7 @@ export class UserService {
         throw lastAdmin(`Removing ${row.name}`);
       await users.delete(id);
     });
+    this.deps.changed?.();
   }
 
   /** Sets (or with null removes) a member's or child's 4-digit PIN; a new PIN starts with no failures. */
