@@ -165,7 +165,9 @@ const res = spawnSync(
 const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
 const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
 const skipped = count('skipped') + count('todo');
+// A file that timed out or crashed is `cancelled`, not `fail`: said here too, so 0 failed is never read as green.
+const cancelled = count('cancelled');
 process.stdout.write(
-  `\ntests: ${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+  `\ntests: ${count('pass')} passed, ${count('fail')} failed${cancelled ? `, ${cancelled} cancelled (timed out or crashed)` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
 );
 process.exit(res.status ?? 1);
