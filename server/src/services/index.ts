@@ -29,6 +29,8 @@ import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { UserRepository } from '../repositories/user.repository.ts';
+import { CredentialRepository } from '../repositories/credential.repository.ts';
+import { PlayHistoryRepository } from '../repositories/play-history.repository.ts';
 import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
@@ -58,11 +60,13 @@ import { PlaybackService } from './playback/playback.service.ts';
 import { RootWatchService, WatchedLibraryRoots } from './scan/root-watch.service.ts';
 import { type ScanDeps, ScanService } from './scan/scan.service.ts';
 import { StreamService } from './playback/stream.service.ts';
+import { NowPlayingService } from './playback/now-playing.service.ts';
 import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
 import { AuthenticationService } from './people/authentication.service.ts';
+import { StoredBearers } from './people/stored-bearers.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -85,12 +89,16 @@ export interface Services {
   rootWatch: RootWatchService;
   watch: WatchStateService;
   authentication: AuthenticationService;
+  /** STOPGAP (people/auth replaces it): a stored session secret or key as a bearer. */
+  storedBearers: StoredBearers;
   artifacts: ArtifactService;
   streams: StreamService;
   /** GET /api/media-file/{id}/playback: which URL (progressive or HLS) a player opens. */
   playback: PlaybackService;
   /** HLS presentations of conversions: playlists, segments made on request, restarts on seek. */
   hls: HlsService;
+  /** Each person's plays: the history, what plays now (GET /api/sessions/active), stopping one. */
+  plays: NowPlayingService;
   artwork: ArtworkService;
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
@@ -303,6 +311,15 @@ export function buildServices(deps: ServiceDeps): Services {
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
+  const plays = new NowPlayingService({
+    history: new PlayHistoryRepository(deps.db),
+    modeOf: async (fileId, device) =>
+      (await artifacts.needs(fileId, device)).decision.prediction === 'direct' ? 'direct' : 'converted',
+    conversions: hls,
+    tokens,
+    listing: generation,
+    clock: deps.clock,
+  });
   return {
     status,
     movies,
@@ -317,12 +334,28 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
-    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
+    // A saved position moves the person's play (history, now playing) on.
+    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays),
     authentication: new AuthenticationService(new UserRepository(deps.db)),
+    storedBearers: new StoredBearers(
+      new CredentialRepository(deps.db),
+      new UserRepository(deps.db),
+      deps.clock,
+    ),
     artifacts,
-    streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
+    streams: new StreamService(
+      tokens,
+      devices,
+      editions,
+      artifacts,
+      paths,
+      store,
+      new CredentialRepository(deps.db),
+      deps.clock,
+    ),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),
     hls,
+    plays,
     artwork,
     enrichment,
     barcodes,

@@ -25,7 +25,7 @@ import {
   requirePlayers,
   type SeekPoint,
 } from '../helpers/player-matrix.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -122,7 +122,10 @@ describe('the player matrix: ffmpeg, mpv and VLC play and seek every kind of pre
   const fileId = (film: Film) => ids[film]?.fileId ?? 0;
   const hlsBase = (film: Film) => `${t.url}/stream/media_file/${fileId(film)}`;
   const query = (film: Film, device: string) =>
-    new URLSearchParams({ device, token: t.server.services.tokens.sign(fileId(film), device) }).toString();
+    new URLSearchParams({
+      device,
+      token: t.server.services.tokens.sign(fileId(film), device, ADMIN),
+    }).toString();
 
   /**
    * Makes the segments of three runs: the last segment first (run A), then the middle on (run B,
