@@ -237,7 +237,12 @@ export class Pages {
     return this.page(request, reply, {
       title: query.q === '' ? 'Library' : `“${query.q}” in the library`,
       current: 'library',
-      body: html`${continueRow(resume)}${libraryPage({ ...data, device, devices: this.deviceChoices() })}`,
+      body: libraryPage({
+        ...data,
+        device,
+        devices: this.deviceChoices(),
+        continueRow: continueRow(resume),
+      }),
     });
   };
 
