@@ -41,7 +41,7 @@ function payloadOf(grant: PlaybackGrant): string {
 
 /**
  * Signs a grant as `v2.<user>.<credential>.<expiresAt>.<base64url HMAC-SHA256>`, the credential
- * written `a-` (the admin token), `s<id>` (a session) or `k<id>` (a key). The person and credential
+ * written `a-` (the admin token), `s<id>` (a session; `s-` without a row) or `k<id>` (a key). The person and credential
  * are in the token (the verifier must know whose it is); the file and device are not, they are bound
  * by the MAC, so a token for one file or device verifies for no other.
  * @example signPlaybackToken(key, { mediaFileId: 3, device: 'tv', expiresAt: 1790000000,
@@ -76,8 +76,9 @@ export function verifyPlaybackToken(
   const kind = LETTER_KIND[letter ?? ''];
   if (user === undefined || kind === undefined || id === undefined || expiry === undefined)
     return { ok: false, reason: 'malformed' };
-  // The admin token has no row; a session or key always has one.
-  if ((kind === 'admin-token') !== (id === '-')) return { ok: false, reason: 'malformed' };
+  // The admin token has no row. A session may have none yet (the sign-in page's cookie before
+  // sessions are stored): its token is checked by its MAC alone, like the admin token's.
+  if (kind === 'admin-token' && id !== '-') return { ok: false, reason: 'malformed' };
   const grant: PlaybackGrant = {
     mediaFileId,
     device,

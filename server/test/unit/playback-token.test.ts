@@ -21,6 +21,14 @@ describe('playback tokens', () => {
       ok: true,
       grant: { ...grant, holder: { userId: 1, credential: { kind: 'admin-token', id: null } } },
     });
+    // A browser session of the sign-in page before sessions are stored has no row id yet.
+    const cookie = { userId: 1, credential: { kind: 'session', id: null } } as const;
+    const byCookie = signPlaybackToken(key, { ...grant, holder: cookie });
+    assert.match(byCookie, /^v2\.1\.s-\./);
+    assert.deepEqual(verifyPlaybackToken(key, byCookie, 7, 'tv', now), {
+      ok: true,
+      grant: { ...grant, holder: cookie },
+    });
     const byKey = signPlaybackToken(key, {
       ...grant,
       holder: { userId: 2, credential: { kind: 'key', id: 3 } },
@@ -66,8 +74,13 @@ describe('playback tokens', () => {
       'forged',
     ],
     [
-      'a session without an id',
+      'the session id taken out',
       () => verifyPlaybackToken(key, token.replace('.s17.', '.s-.'), 7, 'tv', now),
+      'forged',
+    ],
+    [
+      'the admin token with an id',
+      () => verifyPlaybackToken(key, token.replace('.s17.', '.a17.'), 7, 'tv', now),
       'malformed',
     ],
     ['the first format (no person)', () => verifyPlaybackToken(key, v1, 7, 'tv', now), 'outdated'],

@@ -90,6 +90,8 @@ export class LibraryListingService {
   private readonly brotliQuality: number;
   private readonly tags = new Map<string, string>();
   private tagsVersion = '';
+  /** The newest version a request saw (the tag cache is kept until it moves). */
+  private newestVersion = '';
   private readonly counters: ListingStats = { builds: 0, fullBuilds: 0, presented: 0 };
 
   constructor(
@@ -161,6 +163,7 @@ export class LibraryListingService {
    */
   private versionFor(key: string, user: number): ListingVersion {
     const version = this.generation.current();
+    this.newestVersion = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
     const kept = this.listings.peek(key);
     if (
       kept !== undefined &&
@@ -183,11 +186,9 @@ export class LibraryListingService {
     // Asked a few times per request and the same for a whole generation: kept until the newest
     // version moves (listings of people who saw no change stay at older versions: keyed by version too).
     const versionKey = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
-    const current = this.generation.current();
-    const newest = `${current.boot}.${current.generation}.${current.tokenExpiry}`;
-    if (newest !== this.tagsVersion || this.tags.size >= 1024) {
+    if (this.newestVersion !== this.tagsVersion || this.tags.size >= 1024) {
       this.tags.clear();
-      this.tagsVersion = newest;
+      this.tagsVersion = this.newestVersion;
     }
     const key = `${versionKey}|${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${device}|${audience}`;
     let tag = this.tags.get(key);
