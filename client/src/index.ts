@@ -106,6 +106,49 @@ export interface PlaybackInfo {
   subtitles: PlaybackSubtitle[];
 }
 
+/** One of the signed-in person's plays (GET /api/me/history). */
+export interface HistoryItem {
+  id: number;
+  media_file_id: number | null;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  /** `direct`, `converted`, or `unknown` (only progress was reported, no stream seen). */
+  mode: string;
+  started_at: string;
+  updated_at: string;
+  position_seconds: number;
+  duration_seconds: number | null;
+}
+
+/** A film the signed-in person stopped in the middle (GET /api/me/continue). */
+export interface ContinueItem {
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  position_seconds: number;
+  updated_at: string;
+}
+
+/** A play going on now (GET /api/sessions/active, admins). */
+export interface ActivePlay {
+  id: number;
+  user_id: number;
+  user_name: string;
+  credential: { kind: 'admin-token' | 'session' | 'key'; id: number | null };
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  mode: 'direct' | 'converted';
+  /** Of the HLS conversion serving it (1 = real time), when one runs. */
+  conversion_speed: number | null;
+  position_seconds: number;
+  duration_seconds: number | null;
+  started_at: string;
+  last_seen_at: string;
+}
+
 function isApiError(value: unknown): value is ApiError {
   return (
     typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string'
@@ -280,6 +323,30 @@ export class ReelshelfClient {
 
   saveProgress(mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
     return this.request('PUT', `/api/media-file/${mediaFileId}/progress`, { body: input });
+  }
+
+  /** The signed-in person's plays, newest first. */
+  history(
+    options: { limit?: number; offset?: number } = {},
+  ): Promise<{ items: HistoryItem[]; total: number }> {
+    return this.request('GET', '/api/me/history', {
+      query: { limit: options.limit, offset: options.offset },
+    });
+  }
+
+  /** The signed-in person's films to continue (a resume position, not watched), newest first. */
+  continueWatching(limit?: number): Promise<{ items: ContinueItem[] }> {
+    return this.request('GET', '/api/me/continue', { query: { limit } });
+  }
+
+  /** Every play going on now (admins). */
+  activePlays(): Promise<{ items: ActivePlay[] }> {
+    return this.request('GET', '/api/sessions/active');
+  }
+
+  /** Stops a play (admins): its HLS conversion ends and its playback tokens are refused. */
+  stopPlay(playId: number): Promise<{ stopped: ActivePlay }> {
+    return this.request('DELETE', `/api/sessions/active/${playId}`);
   }
 
   prewarm(mediaFileId: number): Promise<PrewarmResponse> {

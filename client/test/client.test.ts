@@ -139,6 +139,21 @@ describe('ReelshelfClient against a live server', () => {
         client.playback(2_000_000_000),
         (err: unknown) => err instanceof ReelshelfApiError && err.status === 404,
       );
+      // The person's own plays: the saved position (no stream yet: device unknown), then the streams.
+      const history = await client.history({ limit: 10 });
+      assert.ok(history.total >= 2);
+      assert.ok(history.items.some((i) => i.device === 'unknown' && i.position_seconds === 12));
+      assert.ok(history.items.some((i) => i.device === 'tv' && i.mode === 'direct' && i.title === 'Heat'));
+      assert.deepEqual(
+        (await client.continueWatching()).items.map((i) => [i.title, i.position_seconds]),
+        [['Heat', 12]],
+      );
+      // What plays now, and an admin's stop: the TV play's URL is refused afterwards.
+      const onTvNow = (await client.activePlays()).items.find((i) => i.device === 'tv');
+      assert.ok(onTvNow);
+      const { stopped } = await client.stopPlay(onTvNow.id);
+      assert.equal(stopped.title, 'Heat');
+      assert.equal((await fetch(client.streamUrl(edition), { method: 'HEAD' })).status, 401);
       await client.deleteLibraryRoot(root.id);
       assert.equal((await client.listLibraryRoots()).items.length, 0);
     } finally {

@@ -51,6 +51,12 @@ const SHOWN_COLUMNS: Record<string, ReadonlySet<string>> = {
 
 const LISTED_TABLES = new Set([...Object.keys(OWNED), ...Object.keys(SHOWN_COLUMNS)]);
 
+/**
+ * Tables whose rows are one person's view of an item (their watch state): a write changes only that
+ * person's listings, when the statement names the person (else everyone's, which is never stale).
+ */
+const PER_USER: Record<string, string> = { watch_state: 'user_id' };
+
 const ALL: ListingChange = { all: true };
 
 /** What one statement will change, and whether the new rows' ids must be read from its result. */
@@ -217,6 +223,12 @@ export class ListingWriteObserver implements KyselyPlugin {
       owned.kind === 'movie'
         ? { movies: [...owners, ...extraMovies] }
         : { files: owners, movies: extraMovies };
+    const userColumn = PER_USER[table];
+    if (userColumn !== undefined) {
+      const users = new Set(rows.map((row) => row.get(userColumn)));
+      const [user] = users;
+      if (users.size === 1 && typeof user === 'number') change.user = user;
+    }
     if (ownersKnown) return { change };
     // New movies and files get their ids from the database: read them from the result.
     if (owned.column === 'id') return { change, newIds: owned.kind };
@@ -270,7 +282,12 @@ export class ListingWriteObserver implements KyselyPlugin {
       return { change: { movies } };
     }
     if (owners === null) return { change: ALL };
-    const change: { movies?: number[]; files?: number[] } = { [kind]: owners };
+    const change: { movies?: number[]; files?: number[]; user?: number } = { [kind]: owners };
+    const userColumn = PER_USER[table];
+    const users = userColumn === undefined ? undefined : keys.get(userColumn);
+    // Moving a person's row to another person changes both: counted as everyone's.
+    if (users?.length === 1 && typeof users[0] === 'number' && set?.has(userColumn ?? '') !== true)
+      change.user = users[0];
     // An UPDATE that moves rows to another item changes that item too.
     const moved = set?.get(owned.column);
     if (moved !== undefined) {

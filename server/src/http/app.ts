@@ -24,6 +24,7 @@ import { registerPlaybackRoutes } from './routes/playback.routes.ts';
 import { registerHlsRoutes } from './routes/hls.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
+import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 
 /** Time a client has to send its request headers (nginx's client_header_timeout). */
@@ -190,10 +191,11 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);
     registerLibraryRootRoutes(api, services.roots, services.scans, services.watch);
-    registerStreamRoutes(api, services.streams, services.artifacts, options.apiToken, options.accelRedirect);
+    registerStreamRoutes(api, services.streams, services.artifacts, services.plays, options.accelRedirect);
     registerPlaybackRoutes(api, services.playback);
-    registerHlsRoutes(api, services.hls, services.streams, services.tokens, options.apiToken);
-    registerSubtitleRoutes(api, services.subtitles, services.streams, options.apiToken);
+    registerHlsRoutes(api, services.hls, services.streams, services.tokens, services.plays);
+    registerSubtitleRoutes(api, services.subtitles, services.streams);
+    registerPlayRoutes(api, services.plays, services.watch);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);

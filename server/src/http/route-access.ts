@@ -54,6 +54,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/media-file/:id/prewarm-tv': 'playback',
   'DELETE /api/media-file/:id/prewarm-tv': 'playback',
   'PUT /api/media-file/:id/progress': 'playback',
+  'GET /api/me/history': 'playback',
+  'GET /api/me/continue': 'playback',
+  'GET /history': 'playback',
 
   // Adding to the collection.
   'GET /api/barcode/:code': 'collect',
@@ -75,6 +78,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /people/users/:id/sign-out': 'admin',
   'POST /people/keys': 'admin',
   'POST /people/keys/:id/revoke': 'admin',
+  // What plays now, and stopping a play: admins only (listed to say so on purpose).
+  'GET /api/sessions/active': 'admin',
+  'DELETE /api/sessions/active/:id': 'admin',
+  'GET /now-playing': 'admin',
+  'POST /now-playing/:id/stop': 'admin',
 };
 
 /** The access a registered route needs (its method and URL pattern as Fastify stores them). */

@@ -72,8 +72,21 @@ export class ImportExportRepository implements LibraryReads {
     return rows.map((r) => ({ ...r, size_bytes: Number(r.size_bytes) }));
   }
 
-  watchStates(): Promise<WatchRow[]> {
-    return this.db.selectFrom('watch_state').selectAll().execute();
+  /** One person's watch state (null: the first admin's, as the CLI exports and imports). */
+  watchStates(userId: number | null): Promise<WatchRow[]> {
+    return this.db
+      .selectFrom('watch_state')
+      .select(['media_file_id', 'movie_id', 'position_seconds', 'watched', 'updated_at'])
+      .$if(userId !== null, (q) => q.where('user_id', '=', userId ?? 0))
+      .$if(userId === null, (q) =>
+        q.where('user_id', '=', (eb) =>
+          eb
+            .selectFrom('users')
+            .select((u) => u.fn.min('id').as('id'))
+            .where('role', '=', 'admin'),
+        ),
+      )
+      .execute();
   }
 
   ratings(): Promise<{ movie_id: number; source: string; value: string }[]> {

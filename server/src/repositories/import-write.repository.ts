@@ -175,20 +175,28 @@ export class ImportWriteRepository implements ImportWriter {
     await this.db.updateTable('media_files').set(values).where('id', '=', id).execute();
   }
 
-  /** An imported watch state belongs to the first admin (who owned all state before people came). */
+  /**
+   * An imported watch state belongs to the importing person, or (`user_id` null: the CLI, which has
+   * no person) to the first admin, who owned all state before people came.
+   */
   async upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void> {
-    const admin = await this.db
-      .selectFrom('users')
-      .select('id')
-      .where('role', '=', 'admin')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const { user_id: person, ...state } = values;
+    const userId =
+      person ??
+      (
+        await this.db
+          .selectFrom('users')
+          .select('id')
+          .where('role', '=', 'admin')
+          .orderBy('id')
+          .limit(1)
+          .executeTakeFirstOrThrow()
+      ).id;
     await this.db
       .insertInto('watch_state')
-      .values({ user_id: admin.id, media_file_id: mediaFileId, movie_id: movieId, ...values })
+      .values({ user_id: userId, media_file_id: mediaFileId, movie_id: movieId, ...state })
       .onConflict((oc) =>
-        oc.columns(['user_id', 'media_file_id']).doUpdateSet({ movie_id: movieId, ...values }),
+        oc.columns(['user_id', 'media_file_id']).doUpdateSet({ movie_id: movieId, ...state }),
       )
       .execute();
   }

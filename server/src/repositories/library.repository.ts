@@ -113,9 +113,10 @@ export class LibraryRepository {
     );
   }
 
-  async files(scope?: MovieScope): Promise<LibraryFileRow[]> {
+  /** The files of the movies in scope, with `userId`'s watch state. */
+  async files(scope: MovieScope, userId: number): Promise<LibraryFileRow[]> {
     return scoped(scope, (ids) =>
-      this.fileQuery()
+      this.fileQuery(userId)
         .$if(ids !== undefined, (q) => q.where('f.movie_id', 'in', ids ?? []))
         .orderBy('f.movie_id')
         .orderBy('f.id')
@@ -134,15 +135,15 @@ export class LibraryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The files matched to no movie, by id. */
-  async unmatchedFiles(): Promise<LibraryFileRow[]> {
-    return this.fileQuery().where('f.movie_id', 'is', null).orderBy('f.id').execute();
+  /** The files matched to no movie, by id, with `userId`'s watch state. */
+  async unmatchedFiles(userId: number): Promise<LibraryFileRow[]> {
+    return this.fileQuery(userId).where('f.movie_id', 'is', null).orderBy('f.id').execute();
   }
 
   /** Files by id, in id order (those a change named: the listing places each where it now belongs). */
-  async filesById(fileIds: readonly number[]): Promise<LibraryFileRow[]> {
+  async filesById(fileIds: readonly number[], userId: number): Promise<LibraryFileRow[]> {
     const rows = await scoped(fileIds, (ids) =>
-      this.fileQuery()
+      this.fileQuery(userId)
         .where('f.id', 'in', ids ?? [])
         .orderBy('f.id')
         .execute(),
@@ -151,23 +152,28 @@ export class LibraryRepository {
   }
 
   /**
-   * One file in the listing's shape (streaming and prewarm decide with the same rules). Every stream
-   * request asks this, so the query is compiled once per database ({@link compiledSelect}).
+   * One file in the listing's shape (streaming and prewarm decide with the same rules), with the
+   * watch state of `userId` (none without one: a stream's decision does not depend on it). Every
+   * stream request asks this, so the query is compiled once per database ({@link compiledSelect}).
    */
-  async file(id: number): Promise<LibraryFileRow | undefined> {
-    return (await LibraryRepository.fileById(this.db, [id]))[0];
+  async file(id: number, userId: number | null = null): Promise<LibraryFileRow | undefined> {
+    // Users are numbered from 1: user 0 has no state.
+    return (await LibraryRepository.fileById(this.db, [userId ?? 0, id]))[0];
   }
 
   private static readonly fileById = compiledSelect<LibraryFileRow>(
-    (db) => new LibraryRepository(db).fileQuery().where('f.id', '=', 0),
-    1,
+    (db) => new LibraryRepository(db).fileQuery(0).where('f.id', '=', 0),
+    2,
   );
 
-  private fileQuery() {
+  /** Files with one person's watch state: joined on (user, file), the key, so a file is one row. */
+  private fileQuery(userId: number) {
     return this.db
       .selectFrom('media_files as f')
       .innerJoin('library_roots as r', 'r.id', 'f.library_root_id')
-      .leftJoin('watch_state as w', 'w.media_file_id', 'f.id')
+      .leftJoin('watch_state as w', (join) =>
+        join.onRef('w.media_file_id', '=', 'f.id').on('w.user_id', '=', userId),
+      )
       .select([
         'f.id',
         'f.movie_id',

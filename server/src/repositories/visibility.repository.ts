@@ -39,6 +39,17 @@ export class VisibilityRepository {
     return rows.map((r) => r.id);
   }
 
+  /** A person's role and limit columns; undefined when there is no such person. */
+  userLimit(
+    userId: number,
+  ): Promise<{ role: string; max_certification: string | null; allow_unrated: number } | undefined> {
+    return this.db
+      .selectFrom('users')
+      .select(['role', 'max_certification', 'allow_unrated'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+  }
+
   /** The movie's certification; undefined when there is no such movie. */
   movie(movieId: number): Promise<{ certification: string | null } | undefined> {
     return this.db.selectFrom('movies').select('certification').where('id', '=', movieId).executeTakeFirst();

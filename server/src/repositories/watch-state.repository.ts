@@ -4,6 +4,16 @@ import type { WatchStateTable } from '../db/schema.ts';
 
 export type WatchStateRow = Selectable<WatchStateTable>;
 
+/** A file a person stopped in the middle of, as "continue watching" lists it. */
+export interface ResumableRow {
+  media_file_id: number;
+  movie_id: number | null;
+  title: string | null;
+  relative_path: string;
+  position_seconds: number;
+  updated_at: string;
+}
+
 /** watch_state rows: a person's resume position and watched flag of a media file. */
 export class WatchStateRepository {
   constructor(private readonly db: Db) {}
@@ -31,5 +41,32 @@ export class WatchStateRepository {
       .where('user_id', '=', row.user_id)
       .where('media_file_id', '=', row.media_file_id)
       .executeTakeFirstOrThrow();
+  }
+
+  /**
+   * The person's files with a resume position and not watched, present on disk, the most recently
+   * saved first.
+   */
+  async resumable(userId: number, limit: number): Promise<ResumableRow[]> {
+    return this.db
+      .selectFrom('watch_state as w')
+      .innerJoin('media_files as f', 'f.id', 'w.media_file_id')
+      .leftJoin('movies as m', 'm.id', 'f.movie_id')
+      .select([
+        'w.media_file_id',
+        'f.movie_id',
+        'm.title',
+        'f.relative_path',
+        'w.position_seconds',
+        'w.updated_at',
+      ])
+      .where('w.user_id', '=', userId)
+      .where('w.position_seconds', '>', 0)
+      .where('w.watched', '=', 0)
+      .where('f.status', '=', 'present')
+      .orderBy('w.updated_at', 'desc')
+      .orderBy('w.media_file_id', 'desc')
+      .limit(limit)
+      .execute();
   }
 }

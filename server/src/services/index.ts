@@ -29,6 +29,8 @@ import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { UserRepository } from '../repositories/user.repository.ts';
+import { CredentialRepository } from '../repositories/credential.repository.ts';
+import { PlayHistoryRepository } from '../repositories/play-history.repository.ts';
 import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
@@ -58,6 +60,7 @@ import { PlaybackService } from './playback/playback.service.ts';
 import { RootWatchService, WatchedLibraryRoots } from './scan/root-watch.service.ts';
 import { type ScanDeps, ScanService } from './scan/scan.service.ts';
 import { StreamService } from './playback/stream.service.ts';
+import { NowPlayingService } from './playback/now-playing.service.ts';
 import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
@@ -110,6 +113,8 @@ export interface Services {
   playback: PlaybackService;
   /** HLS presentations of conversions: playlists, segments made on request, restarts on seek. */
   hls: HlsService;
+  /** Each person's plays: the history, what plays now (GET /api/sessions/active), stopping one. */
+  plays: NowPlayingService;
   artwork: ArtworkService;
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
@@ -362,6 +367,15 @@ export function buildServices(deps: ServiceDeps): Services {
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.
   const playbackWarnings = hls;
+  const plays = new NowPlayingService({
+    history: new PlayHistoryRepository(deps.db),
+    modeOf: async (fileId, device) =>
+      (await artifacts.needs(fileId, device)).decision.prediction === 'direct' ? 'direct' : 'converted',
+    conversions: hls,
+    tokens,
+    listing: generation,
+    clock: deps.clock,
+  });
   return {
     status,
     movies,
@@ -376,16 +390,28 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
-    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock),
+    // A saved position moves the person's play (history, now playing) on.
+    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays),
     authentication,
     users: people,
     sessions,
     keys,
     visibility,
     artifacts,
-    streams: new StreamService(tokens, devices, editions, artifacts, paths, store),
+    streams: new StreamService(
+      tokens,
+      devices,
+      editions,
+      artifacts,
+      paths,
+      store,
+      new CredentialRepository(deps.db),
+      deps.clock,
+      visibility,
+    ),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),
     hls,
+    plays,
     artwork,
     enrichment,
     barcodes,

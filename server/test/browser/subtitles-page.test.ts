@@ -13,7 +13,7 @@ import type { LibraryResponse } from '@reelshelf/contract';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { moviePage } from '../../src/http/pages/movie.page.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
@@ -397,8 +397,8 @@ describe(
       // No ffmpeg encodes PGS from text: the page is rendered with a playback answer that adds one.
       const { movieId, fileId } = movies.Talking ?? { movieId: 0, fileId: 0 };
       const services = t.server.services;
-      const item = await services.library.getMovieItem(movieId, 'web');
-      const info = await services.playback.info(fileId, 'web');
+      const item = await services.library.getMovieItem(ADMIN, movieId, 'web');
+      const info = await services.playback.info(fileId, 'web', ADMIN);
       const withImage = {
         ...info,
         subtitles: [

@@ -31,7 +31,8 @@ interface Tables {
   collections: { id: number; name: string }[];
   roots: { id: number; path: string; name: string; collection_id: number | null }[];
   mediaFiles: (Omit<NewMediaFileRow, 'now'> & { id: number })[];
-  watch: WatchRow[];
+  /** Keyed by (person, file), as watch_state is. */
+  watch: (WatchRow & { user_id: number })[];
   ratings: { movie_id: number; source: string; value: string }[];
   credits: { movie_id: number; person_id: number; kind: 'cast' | 'director' }[];
   persons: { id: number; name: string }[];
@@ -39,6 +40,9 @@ interface Tables {
   movieStudios: { movie_id: number; studio_id: number }[];
   artwork: ArtworkRow[];
 }
+
+/** The person whose state a read or write without one names (the CLI's): the first admin. */
+const FIRST_ADMIN = 1;
 
 const byId = <T extends { id: number }>(a: T, b: T) => a.id - b.id;
 
@@ -131,8 +135,10 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
       edition_label: f.edition_label,
     }));
   }
-  async watchStates(): Promise<WatchRow[]> {
-    return [...this.t.watch];
+  async watchStates(userId: number | null): Promise<WatchRow[]> {
+    return this.t.watch
+      .filter((w) => w.user_id === (userId ?? FIRST_ADMIN))
+      .map(({ user_id: _user, ...row }) => row);
   }
   async ratings() {
     return [...this.t.ratings].sort((a, b) => a.movie_id - b.movie_id || (a.source < b.source ? -1 : 1));
@@ -264,8 +270,11 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   }
   async upsertWatch(mediaFileId: number, movieId: number, values: WatchValues): Promise<void> {
     this.writes.push('upsertWatch');
-    const row = this.t.watch.find((w) => w.media_file_id === mediaFileId);
-    if (row === undefined) this.t.watch.push({ media_file_id: mediaFileId, movie_id: movieId, ...values });
-    else Object.assign(row, { movie_id: movieId, ...values });
+    const { user_id: person, ...state } = values;
+    const userId = person ?? FIRST_ADMIN;
+    const row = this.t.watch.find((w) => w.media_file_id === mediaFileId && w.user_id === userId);
+    if (row === undefined)
+      this.t.watch.push({ user_id: userId, media_file_id: mediaFileId, movie_id: movieId, ...state });
+    else Object.assign(row, { movie_id: movieId, ...state });
   }
 }

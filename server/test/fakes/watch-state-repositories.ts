@@ -1,10 +1,10 @@
 import type { MediaFileRow } from '../../src/repositories/media-file.repository.ts';
-import type { WatchStateRow } from '../../src/repositories/watch-state.repository.ts';
+import type { ResumableRow, WatchStateRow } from '../../src/repositories/watch-state.repository.ts';
 
 /**
  * The rows a resume position touches, in memory: media files (read by id) and watch_state (one row
- * per media file, inserted or updated as SQLite's upsert does). One object plays both repositories
- * WatchStateService is handed.
+ * per person and media file, inserted or updated as SQLite's upsert on (user_id, media_file_id)
+ * does). One object plays both repositories WatchStateService is handed.
  */
 export class FakeWatchStateTables {
   mediaFiles: MediaFileRow[] = [];
@@ -47,7 +47,8 @@ export class FakeWatchStateTables {
   // WatchStateRepository
 
   async save(row: WatchStateRow, keepWatched: boolean): Promise<WatchStateRow> {
-    const existing = this.states.find((s) => s.media_file_id === row.media_file_id);
+    const same = (s: WatchStateRow) => s.user_id === row.user_id && s.media_file_id === row.media_file_id;
+    const existing = this.states.find(same);
     if (existing === undefined) this.states.push({ ...row });
     else {
       Object.assign(existing, {
@@ -57,8 +58,35 @@ export class FakeWatchStateTables {
         updated_at: row.updated_at,
       });
     }
-    const saved = this.states.find((s) => s.media_file_id === row.media_file_id);
+    const saved = this.states.find(same);
     if (saved === undefined) throw new Error('watch_state row not written');
     return { ...saved };
+  }
+
+  async resumable(userId: number, limit: number): Promise<ResumableRow[]> {
+    return this.states
+      .filter((s) => s.user_id === userId && s.position_seconds > 0 && s.watched === 0)
+      .flatMap((s) => {
+        const file = this.mediaFiles.find((f) => f.id === s.media_file_id);
+        if (file === undefined || file.status !== 'present') return [];
+        return [
+          {
+            media_file_id: s.media_file_id,
+            movie_id: file.movie_id,
+            title: null,
+            relative_path: file.relative_path,
+            position_seconds: s.position_seconds,
+            updated_at: s.updated_at,
+          },
+        ];
+      })
+      .sort((a, b) =>
+        a.updated_at < b.updated_at
+          ? 1
+          : a.updated_at > b.updated_at
+            ? -1
+            : b.media_file_id - a.media_file_id,
+      )
+      .slice(0, limit);
   }
 }

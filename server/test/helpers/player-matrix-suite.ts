@@ -26,7 +26,7 @@ import {
   requirePlayers,
   type SeekPoint,
 } from './player-matrix.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from './test-server.ts';
 import { waitFor } from './wait.ts';
 
 const run = promisify(execFile);
@@ -127,7 +127,10 @@ export function playerMatrixSuite(part: MatrixPart): void {
     const fileId = (film: Film) => ids[film]?.fileId ?? 0;
     const hlsBase = (film: Film) => `${t.url}/stream/media_file/${fileId(film)}`;
     const query = (film: Film, device: string) =>
-      new URLSearchParams({ device, token: t.server.services.tokens.sign(fileId(film), device) }).toString();
+      new URLSearchParams({
+        device,
+        token: t.server.services.tokens.sign(fileId(film), device, ADMIN),
+      }).toString();
 
     /**
      * Makes the segments of three runs: the last segment first (run A), then the middle on (run B,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createContractValidator } from '@reelshelf/contract';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createServer, type ReelshelfServer, type ServerOverrides } from '../../src/server.ts';
+import type { ListingViewer } from '../../src/services/library/library.service.ts';
 
 export interface TestServer {
   url: string;
@@ -59,3 +60,13 @@ export function jsonBody(method: string, body: unknown): RequestInit {
 }
 
 export const contract = createContractValidator();
+
+/**
+ * The person and credential of the admin token (the first admin, user 1 of a fresh database): what
+ * the stream URLs of a listing fetched with the admin bearer are signed for.
+ */
+export const ADMIN = {
+  userId: 1,
+  limit: null,
+  credential: { kind: 'admin-token', id: null },
+} as const satisfies ListingViewer;

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { LibraryResponse } from '@reelshelf/contract';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
 const repo = new URL('../../../', import.meta.url).pathname;
@@ -52,7 +52,7 @@ describe('conditional requests on every byte-serving route', () => {
     );
     const library = (await (await t.api('/library?device=web')).json()) as LibraryResponse;
     const id = library.items[0]?.editions[0]?.media_file_id ?? 0;
-    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web') });
+    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web', ADMIN) });
     const base = `/stream/media_file/${id}`;
     Object.assign(paths, {
       'HLS master playlist': `${base}/master.m3u8?${q}`,

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -74,7 +74,7 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
 
   const segment = (name: string, index: number) => {
     const id = ids[name]?.fileId ?? 0;
-    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web') });
+    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web', ADMIN) });
     return fetch(`${t.url}/stream/media_file/${id}/hls/v/${index}.m4s?${q}`);
   };
 
@@ -142,7 +142,7 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       const id = played.far?.fileId ?? 0;
       const q = new URLSearchParams({
         device: 'web',
-        token: realTime.server.services.tokens.sign(id, 'web'),
+        token: realTime.server.services.tokens.sign(id, 'web', ADMIN),
       });
       const get = (index: number) => fetch(`${realTime.url}/stream/media_file/${id}/hls/v/${index}.m4s?${q}`);
       const [start, end] = await Promise.all([get(0), get(2)]);
@@ -175,7 +175,7 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       const prewarmed = files.prewarmed?.fileId ?? 0;
       const q = new URLSearchParams({
         device: 'web',
-        token: realTime.server.services.tokens.sign(playing, 'web'),
+        token: realTime.server.services.tokens.sign(playing, 'web', ADMIN),
       });
       const segment = fetch(`${realTime.url}/stream/media_file/${playing}/hls/v/0.m4s?${q}`);
       await waitFor(
@@ -211,7 +211,10 @@ describe('HLS conversion limits: slots, idle players, slow machines', () => {
       });
       await bounded.server.services.analysis.analyzePending();
       const id = files.played?.fileId ?? 0;
-      const q = new URLSearchParams({ device: 'web', token: bounded.server.services.tokens.sign(id, 'web') });
+      const q = new URLSearchParams({
+        device: 'web',
+        token: bounded.server.services.tokens.sign(id, 'web', ADMIN),
+      });
       const res = await fetch(`${bounded.url}/stream/media_file/${id}/hls/v/0.m4s?${q}`);
       assert.equal(res.status, 200);
       const bytes = Buffer.from(await res.arrayBuffer());

@@ -9,7 +9,7 @@ import type { LibraryResponse } from '@reelshelf/contract';
 import webvttParser from 'webvtt-parser';
 import { checkMasterPlaylist, checkMediaPlaylist } from '../helpers/hls-check.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
 
@@ -86,7 +86,7 @@ describe('HLS: text subtitles as a WebVTT rendition group, subtitle_url on the e
     fileId = library.items[0]?.editions[0]?.media_file_id ?? 0;
     query = new URLSearchParams({
       device: 'web',
-      token: t.server.services.tokens.sign(fileId, 'web'),
+      token: t.server.services.tokens.sign(fileId, 'web', ADMIN),
     }).toString();
   });
   after(async () => {

@@ -9,7 +9,7 @@ import { checkMasterPlaylist, checkMediaPlaylist } from '../helpers/hls-check.ts
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
 type HlsTestServer = TestServer & { query: string };
@@ -174,7 +174,7 @@ describe('HLS for conversions', () => {
   const withToken = (name: string, device = 'web') => {
     t.query = new URLSearchParams({
       device,
-      token: t.server.services.tokens.sign(fileId(name), device),
+      token: t.server.services.tokens.sign(fileId(name), device, ADMIN),
     }).toString();
     return t.query;
   };

@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { LibraryResponse, MovieDetail } from '@reelshelf/contract';
 import { request } from 'undici';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/app.ts';
-import { contract, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, contract, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 /** A pinned clock: the stream URLs' tokens (and with them the listing) move only when a test says. */
 let nowMs = Date.parse('2026-03-01T12:00:00Z');
@@ -70,7 +70,7 @@ describe('GET /library: cached listing, ETag, 304, pages', () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-encoding'], 'gzip');
     const text = decoded(r);
-    const fresh = JSON.stringify(await t.server.services.library.getLibrary(device, null));
+    const fresh = JSON.stringify(await t.server.services.library.getLibrary(ADMIN, device));
     assert.equal(text, fresh, 'the cached listing is the listing a fresh build makes, byte for byte');
     const body = JSON.parse(text) as LibraryResponse;
     const check = contract.validate('libraryResponse', body);

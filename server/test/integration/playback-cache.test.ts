@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -82,7 +82,7 @@ describe('the playback cache: one bound over progressive artifacts and HLS segme
   async function playHls(name: string): Promise<string> {
     const id = fileId(name);
     const before = new Set(existsSync(segmentsDir()) ? readdirSync(segmentsDir()) : []);
-    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web') });
+    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web', ADMIN) });
     const master = await fetch(`${t.url}/stream/media_file/${id}/master.m3u8?${q}`);
     assert.equal(master.status, 200);
     await master.text();

@@ -263,9 +263,9 @@ describe('search over HTTP', () => {
     const library = t.server.services.library;
     const getLibrary = library.getLibrary.bind(library);
     let builds = 0;
-    library.getLibrary = async (device, viewer) => {
+    library.getLibrary = async (viewer, device) => {
       builds++;
-      return getLibrary(device, viewer);
+      return getLibrary(viewer, device);
     };
     try {
       const dicaprio = await page('/library?q=dicaprio');

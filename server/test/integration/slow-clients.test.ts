@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/app.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 /** The app's limits at a scale a test can wait for (production: 60 s and 10 min, checked every 5 s). */
 const TIMEOUTS = { headersMs: 400, requestMs: 1_200, checkMs: 50 };
@@ -88,7 +88,7 @@ describe('slow clients (the app, limits scaled down)', () => {
     const ids = await registerFiles(t.server.database.db, media, { film });
     await t.server.services.analysis.analyzePending();
     const id = ids.film?.fileId ?? 0;
-    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web') });
+    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web', ADMIN) });
     streamPath = `/stream/media_file/${id}?${q}`;
   });
   after(async () => {

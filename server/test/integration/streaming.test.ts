@@ -19,7 +19,7 @@ import type { LibraryResponse } from '@reelshelf/contract';
 import { signPlaybackToken } from '../../src/domain/playback-token.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
-import { contract, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, contract, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
@@ -197,6 +197,7 @@ describe('streaming and prewarm', () => {
       mediaFileId: id('direct'),
       device: 'web',
       expiresAt: 1_000_000,
+      holder: ADMIN,
     });
     const unauthorized = [
       `${base}?device=web`,

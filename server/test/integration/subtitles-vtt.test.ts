@@ -20,7 +20,7 @@ import { MediaFileRepository } from '../../src/repositories/media-file.repositor
 import { MediaPathService } from '../../src/services/library/media-path.service.ts';
 import { SubtitleVttService } from '../../src/services/playback/subtitle-vtt.service.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const { WebVTTParser } = webvttParser;
 const run = promisify(execFile);
@@ -188,7 +188,7 @@ describe('subtitle tracks as WebVTT', () => {
   const sidecar = (title: string, suffix: string) =>
     track(title, (s) => s.source.kind === 'sidecar' && s.source.relativePath.endsWith(suffix));
   const url = (title: string, index: number, device = 'web') =>
-    t.server.services.tokens.playbackUrls(fileId(title), device).subtitleUrl(index);
+    t.server.services.tokens.playbackUrls(fileId(title), device, ADMIN).subtitleUrl(index);
   const get = (path: string, init: RequestInit = {}) => t.api(path, { ...init, auth: false });
 
   async function served(title: string, index: number): Promise<{ vtt: string; cues: Cue[] }> {
@@ -458,7 +458,7 @@ describe('subtitle tracks as WebVTT', () => {
     });
 
     it('the token of another file: 401; no token: 401; the admin bearer: 200', async () => {
-      const other = t.server.services.tokens.playbackUrls(fileId('Movtext'), 'web').subtitleUrl(0);
+      const other = t.server.services.tokens.playbackUrls(fileId('Movtext'), 'web', ADMIN).subtitleUrl(0);
       const stolen = other.replace(`/media_file/${fileId('Movtext')}/`, `/media_file/${fileId('Embedded')}/`);
       const res = await get(stolen);
       assert.equal(res.status, 401);

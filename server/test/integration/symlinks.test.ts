@@ -21,7 +21,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LibraryResponse } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { makeFixture } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 interface ScanReport {
   status: string;
@@ -154,7 +154,7 @@ async function fileIdOf(t: TestServer, title: string): Promise<number> {
 
 /** The stream of a media file by id, with a playback token the server signs for it. */
 async function streamById(t: TestServer, fileId: number): Promise<{ status: number; error: unknown }> {
-  const token = t.server.services.tokens.sign(fileId, 'web');
+  const token = t.server.services.tokens.sign(fileId, 'web', ADMIN);
   const res = await fetch(`${t.url}/stream/media_file/${fileId}?device=web&token=${token}`);
   const text = await res.text();
   return { status: res.status, error: res.status >= 400 ? JSON.parse(text) : null };

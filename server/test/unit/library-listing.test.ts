@@ -135,6 +135,31 @@ describe('listing change log', () => {
     assert.ok(log.since(3, log.current()).all, 'too many ids: all');
   });
 
+  it("keeps one person's changes (their watch state) out of everyone else's", () => {
+    const log = new ChangeLog();
+    log.record({ files: [7], user: 2 });
+    const one = log.current();
+    assert.equal(log.changedFor(0, one, 3), false, 'person 3 saw nothing change');
+    assert.equal(log.changedFor(0, one, 2), true);
+    const forThree = log.since(0, one, 3);
+    const forTwo = log.since(0, one, 2);
+    assert.ok(!forThree.all && !forTwo.all);
+    if (!forThree.all && !forTwo.all) {
+      assert.deepEqual([...forThree.files], []);
+      assert.deepEqual([...forTwo.files], [7]);
+    }
+    const anyone = log.since(0, one);
+    assert.ok(!anyone.all && [...anyone.files].includes(7), "without a person: every person's");
+    log.record({ movies: [4] });
+    const two = log.current();
+    assert.equal(log.changedFor(one, two, 3), true, "everyone's change is person 3's too");
+    const both = log.since(0, two, 3);
+    assert.ok(!both.all && [...both.movies].includes(4) && [...both.files].length === 0);
+    log.record({ all: true });
+    assert.equal(log.changedFor(two, log.current(), 3), true);
+    assert.equal(log.changedFor(0, 600, 3), true, 'an entry it no longer knows: changed');
+  });
+
   it('forgets old entries (a base that old is rebuilt in full)', () => {
     const log = new ChangeLog();
     for (let i = 0; i < 600; i++) {

@@ -254,6 +254,121 @@ describe('the listing write observer (every Kysely write, classified)', () => {
     assert.equal(seen.length, 0, 'unlisted tables are not reported');
   });
 
+  it("names the person of a watch_state write (only their listings change); else it is everyone's", async () => {
+    const db = opened.db;
+    const root = await db
+      .insertInto('library_roots')
+      .values({ path: '/people', name: 'people', collection_id: null, created_at: NOW })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const file = await db
+      .insertInto('media_files')
+      .values({
+        movie_id: null,
+        library_root_id: root.id,
+        relative_path: 'shared.mkv',
+        size_bytes: 1,
+        mtime_ms: 1,
+        fingerprint: null,
+        edition_label: null,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const second = await db
+      .insertInto('users')
+      .values({
+        name: 'Ben',
+        name_key: 'ben',
+        password_hash: null,
+        role: 'member',
+        max_certification: null,
+        allow_unrated: 1,
+        pin_hash: null,
+        pin_locked_until: null,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const state = (user: number, position: number) => ({
+      user_id: user,
+      media_file_id: file.id,
+      movie_id: null,
+      position_seconds: position,
+      watched: 0,
+      updated_at: NOW,
+    });
+    const write = async (run: () => Promise<unknown>) => {
+      seen = [];
+      await run();
+      assert.equal(seen.length, 1);
+      const [change] = seen;
+      return { files: [...(change?.files ?? [])], user: change?.user, all: change?.all === true };
+    };
+    const cases: [
+      string,
+      () => Promise<unknown>,
+      { files: number[]; user: number | undefined; all: boolean },
+    ][] = [
+      [
+        'an insert of the admin',
+        () => db.insertInto('watch_state').values(state(1, 5)).execute(),
+        { files: [file.id], user: 1, all: false },
+      ],
+      [
+        "an upsert of another person's",
+        () =>
+          db
+            .insertInto('watch_state')
+            .values(state(second.id, 9))
+            .onConflict((oc) => oc.columns(['user_id', 'media_file_id']).doUpdateSet({ position_seconds: 9 }))
+            .execute(),
+        { files: [file.id], user: second.id, all: false },
+      ],
+      [
+        'an update by person and file',
+        () =>
+          db
+            .updateTable('watch_state')
+            .set({ position_seconds: 10 })
+            .where('user_id', '=', second.id)
+            .where('media_file_id', '=', file.id)
+            .execute(),
+        { files: [file.id], user: second.id, all: false },
+      ],
+      [
+        'an update of the file for everyone',
+        () =>
+          db.updateTable('watch_state').set({ watched: 1 }).where('media_file_id', '=', file.id).execute(),
+        { files: [file.id], user: undefined, all: false },
+      ],
+      [
+        "a delete of one person's",
+        () =>
+          db
+            .deleteFrom('watch_state')
+            .where('user_id', '=', 1)
+            .where('media_file_id', '=', file.id)
+            .execute(),
+        { files: [file.id], user: 1, all: false },
+      ],
+      [
+        "moving a row to another person (both people's)",
+        () =>
+          db
+            .updateTable('watch_state')
+            .set({ user_id: 1 })
+            .where('user_id', '=', second.id)
+            .where('media_file_id', '=', file.id)
+            .execute(),
+        { files: [file.id], user: undefined, all: false },
+      ],
+    ];
+    for (const [name, run, expected] of cases) assert.deepEqual(await write(run), expected, name);
+  });
+
   it('keeps its external version for its own commits (another connection: library-cache.test.ts)', async () => {
     const observer = ListingWriteObserver.of(opened.db);
     assert.ok(observer);

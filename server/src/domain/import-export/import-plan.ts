@@ -86,6 +86,8 @@ export interface PlanInput {
   doc: LibraryExport | null;
   /** Which of the document's library root paths exist on this machine. */
   rootsOnDisk: ReadonlySet<string>;
+  /** Whose watch state the document's is (the snapshot's is that person's); null: the first admin. */
+  userId?: number | null;
 }
 
 /** The plan of one import: its writes, its counts, and the problems that forbid writing any of it. */
@@ -122,6 +124,7 @@ export class ImportPlan {
   private readonly match: LibraryMatcher;
   private readonly snapshot: Snapshot;
   private readonly now: string;
+  private readonly userId: number | null;
   private readonly rootsOnDisk: ReadonlySet<string>;
   private readonly binders = new Map<string, { ref: Ref; capacity: number }>();
   private readonly binderCapacity = new Map<string, number>();
@@ -140,6 +143,7 @@ export class ImportPlan {
     const { snapshot, items, doc } = input;
     this.snapshot = snapshot;
     this.now = input.now;
+    this.userId = input.userId ?? null;
     this.rootsOnDisk = input.rootsOnDisk;
     this.match = new LibraryMatcher(snapshot, items, doc !== null && doc.library_roots.length > 0);
     for (const b of snapshot.binders) this.binders.set(b.name, { ref: new Ref(b.id), capacity: b.capacity });
@@ -673,7 +677,12 @@ export class ImportPlan {
     if (stored !== undefined && stored.position_seconds === position && stored.watched === flag(w.watched))
       return;
     change.changed = true;
-    const values = { position_seconds: position, watched: flag(w.watched), updated_at: this.now };
+    const values = {
+      user_id: this.userId,
+      position_seconds: position,
+      watched: flag(w.watched),
+      updated_at: this.now,
+    };
     this.phases.extras.push((w) => w.upsertWatch(fileRef.value, ref.value, values));
   }
 

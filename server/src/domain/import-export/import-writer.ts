@@ -44,6 +44,8 @@ export interface ArtworkStateValues {
   backdrop_path: string | null;
 }
 export interface WatchValues {
+  /** Whose state: the importing person; null: the first admin (the CLI, which has no person). */
+  user_id: number | null;
   position_seconds: number;
   watched: number;
   updated_at: string;

@@ -109,7 +109,8 @@ export interface LibraryReads {
   collections(): Promise<{ id: number; name: string }[]>;
   roots(): Promise<RootRow[]>;
   mediaFiles(): Promise<MediaFileRow[]>;
-  watchStates(): Promise<WatchRow[]>;
+  /** One person's watch state (null: the first admin's). */
+  watchStates(userId: number | null): Promise<WatchRow[]>;
   ratings(): Promise<{ movie_id: number; source: string; value: string }[]>;
   credits(): Promise<CreditRow[]>;
   movieStudios(): Promise<{ movie_id: number; name: string }[]>;

@@ -9,6 +9,11 @@ export interface ListingChange {
   files?: Iterable<number>;
   /** Anything may have changed (a write whose rows are not known, another process's commit). */
   all?: boolean;
+  /**
+   * Only this person's view of the items changed (their watch state): the listings of everyone else
+   * keep their bytes and their ETag. Absent: the change is everyone's.
+   */
+  user?: number;
 }
 
 /** The union of the changes between two versions. */
@@ -21,10 +26,18 @@ export const MAX_TRACKED_IDS = 20_000;
 /** Sequence numbers whose changes are kept; an older base than this is rebuilt in full. */
 const KEPT_ENTRIES = 512;
 
+interface Items {
+  movies: Set<number>;
+  files: Set<number>;
+}
+
 class ChangeSet {
   movies = new Set<number>();
   files = new Set<number>();
+  /** Changes of one person's view only (watch state), by user id. */
+  byUser = new Map<number, Items>();
   all = false;
+  private tracked = 0;
 
   add(change: ListingChange): void {
     if (this.all) return;
@@ -32,19 +45,57 @@ class ChangeSet {
       this.markAll();
       return;
     }
-    for (const id of change.movies ?? []) this.movies.add(id);
-    for (const id of change.files ?? []) this.files.add(id);
-    if (this.movies.size + this.files.size > MAX_TRACKED_IDS) this.markAll();
+    const into = change.user === undefined ? this.everyone() : this.own(change.user);
+    const before = into.movies.size + into.files.size;
+    for (const id of change.movies ?? []) into.movies.add(id);
+    for (const id of change.files ?? []) into.files.add(id);
+    this.tracked += into.movies.size + into.files.size - before;
+    if (this.tracked > MAX_TRACKED_IDS) this.markAll();
+  }
+
+  private everyone(): Items {
+    return { movies: this.movies, files: this.files };
+  }
+
+  private own(user: number): Items {
+    let own = this.byUser.get(user);
+    if (own === undefined) {
+      own = { movies: new Set(), files: new Set() };
+      this.byUser.set(user, own);
+    }
+    return own;
   }
 
   private markAll(): void {
     this.all = true;
     this.movies = new Set();
     this.files = new Set();
+    this.byUser = new Map();
+    this.tracked = 0;
   }
 
   get empty(): boolean {
-    return !this.all && this.movies.size === 0 && this.files.size === 0;
+    return !this.all && this.movies.size === 0 && this.files.size === 0 && this.byUser.size === 0;
+  }
+
+  /** Whether the set changes what `user` sees (undefined: anybody). */
+  touches(user: number | undefined): boolean {
+    if (this.all || this.movies.size > 0 || this.files.size > 0) return true;
+    return user === undefined ? this.byUser.size > 0 : this.byUser.has(user);
+  }
+
+  /** Adds what `entry` changed for `user` (everyone's changes and that person's own). */
+  addFor(entry: ChangeSet, user: number | undefined): void {
+    if (entry.all) {
+      this.add({ all: true });
+      return;
+    }
+    this.add(entry);
+    if (user === undefined) for (const own of entry.byUser.values()) this.add(own);
+    else {
+      const own = entry.byUser.get(user);
+      if (own !== undefined) this.add(own);
+    }
   }
 
   summary(): ChangeSummary {
@@ -81,16 +132,32 @@ export class ChangeLog {
     return this.seq;
   }
 
-  /** What changed after `base` up to `seq`: the union of the entries, or all when one is no longer kept. */
-  since(base: number, seq: number): ChangeSummary {
+  /**
+   * What changed after `base` up to `seq` as `user` sees it (everyone's changes and that person's
+   * own; every person's when undefined): the union of the entries, or all when one is no longer kept.
+   */
+  since(base: number, seq: number, user?: number): ChangeSummary {
     if (base > seq) return { all: true };
     const union = new ChangeSet();
     for (let n = base + 1; n <= seq; n++) {
       const entry = this.entries.get(n);
       if (entry === undefined) return { all: true };
-      union.add(entry.all ? { all: true } : entry);
+      union.addFor(entry, user);
       if (union.all) return { all: true };
     }
     return union.summary();
+  }
+
+  /**
+   * Whether anything `user` sees changed after `base` up to `seq` (true when that is no longer
+   * known). Cheap: no union is made, so a listing whose person saw no change keeps its version.
+   */
+  changedFor(base: number, seq: number, user: number): boolean {
+    if (base > seq) return true;
+    for (let n = base + 1; n <= seq; n++) {
+      const entry = this.entries.get(n);
+      if (entry === undefined || entry.touches(user)) return true;
+    }
+    return false;
   }
 }

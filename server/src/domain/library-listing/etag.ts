@@ -9,6 +9,8 @@ export interface ListingTagParts {
   /** The expiry (Unix seconds) the stream URLs' tokens carry: it moves once an hour. */
   tokenExpiry: number;
   device: string;
+  /** Whom the bytes are for (person and credential: their watch state, their tokens); none: anyone. */
+  audience?: string;
   contractHash: string;
   /** `?offset&limit` of a page, when the response is one. */
   page?: { offset: number; limit: number | null } | null;
@@ -18,7 +20,7 @@ export interface ListingTagParts {
    * Which films the listing shows (VisibilityService.scopeKey: `all`, or a content limit): a child's
    * listing is another representation than an adult's, and a changed limit changes the tag.
    */
-  audience?: string;
+  visibility?: string;
 }
 
 /**
@@ -30,9 +32,12 @@ export interface ListingTagParts {
 export function listingEtag(parts: ListingTagParts): string {
   const page = parts.page == null ? '' : `/p${parts.page.offset}.${parts.page.limit ?? 'all'}`;
   const coding = parts.coding === 'identity' ? '' : `/${parts.coding === 'gzip' ? 'gz' : 'br'}`;
-  const audience =
-    parts.audience === undefined || parts.audience === 'all' ? '' : `/a${encodeURIComponent(parts.audience)}`;
-  return `"${parts.boot}.${parts.generation}.${parts.tokenExpiry.toString(36)}/${encodeURIComponent(parts.device)}/${parts.contractHash.slice(0, 16)}${page}${coding}${audience}"`;
+  const audience = parts.audience === undefined ? '' : `/${encodeURIComponent(parts.audience)}`;
+  const visibility =
+    parts.visibility === undefined || parts.visibility === 'all'
+      ? ''
+      : `/a${encodeURIComponent(parts.visibility)}`;
+  return `"${parts.boot}.${parts.generation}.${parts.tokenExpiry.toString(36)}/${encodeURIComponent(parts.device)}${audience}/${parts.contractHash.slice(0, 16)}${page}${coding}${visibility}"`;
 }
 
 /**

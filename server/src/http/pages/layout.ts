@@ -6,6 +6,8 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/library', label: 'Library', id: 'library' },
   { href: '/scan', label: 'Scan folders', id: 'scan' },
   { href: '/import', label: 'Import', id: 'import' },
+  { href: '/history', label: 'History', id: 'history' },
+  { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];
 
 export interface LayoutOptions {

@@ -14,6 +14,8 @@ export interface LibraryPageData {
   devices: DeviceChoice[];
   healthSummary: string | null;
   systemWarning: string | null;
+  /** The person's "continue watching" row, shown above the filters (null: nothing to resume). */
+  continueRow?: Html | null;
 }
 
 const SORT_LABELS: Record<string, string> = {
@@ -133,6 +135,7 @@ export function libraryPage(data: LibraryPageData): Html {
         ? null
         : html`<p class="warning" role="note"><strong>Note:</strong> ${data.systemWarning}</p>`
     }
+    ${data.continueRow ?? null}
     <section class="filters" aria-labelledby="filters-heading">
       <h2 id="filters-heading" class="visually-hidden">Search and filters</h2>
       <form method="get" action="/library" role="search">

@@ -9,7 +9,8 @@ import type { Services } from '../../services/index.ts';
 import type { SearchOptions } from '../../services/library/movie.service.ts';
 import type { PlaybackInfo } from '../../services/playback/playback.service.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
-import { principalOrNull, viewerOf } from '../principal.ts';
+import type { ListingViewer } from '../../services/library/library.service.ts';
+import { principalOf, principalOrNull } from '../principal.ts';
 import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plugins/session.ts';
 import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
@@ -30,6 +31,7 @@ import { importPage } from './import.page.ts';
 import { BROWSER_DEVICES, moviePage } from './movie.page.ts';
 import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
+import { continueRow, historyPage, nowPlayingPage } from './plays.page.ts';
 import { sendBytes } from '../stream-response.ts';
 
 /** What the pages read and do: the same services the API uses. */
@@ -46,6 +48,8 @@ export type PageServices = Pick<
   | 'sessions'
   | 'keys'
   | 'visibility'
+  | 'watch'
+  | 'plays'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -114,8 +118,8 @@ function loadAssets(): Map<string, Asset> {
 export function isPageRequest(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0] ?? '/';
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (path === '/' || path === '/scan' || path === '/import' || path.startsWith('/movie/')) return true;
-    if (path === '/who' || path === '/people') return true;
+    if (['/', '/scan', '/import', '/history', '/now-playing', '/who', '/people'].includes(path)) return true;
+    if (path.startsWith('/movie/')) return true;
     return path === '/library' && prefersHtml(request.headers.accept);
   }
   return (
@@ -123,7 +127,8 @@ export function isPageRequest(request: FastifyRequest): boolean {
     (path === '/sign-out' ||
       path.startsWith('/scan/') ||
       path.startsWith('/who/') ||
-      path.startsWith('/people/'))
+      path.startsWith('/people/') ||
+      path.startsWith('/now-playing/'))
   );
 }
 
@@ -237,24 +242,33 @@ export class Pages {
   readonly library = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const query = parseLibraryQuery(request.query);
     const device = this.device(request, reply);
-    const viewer = viewerOf(request);
-    const view = await this.search(query, device, this.services.visibility.filter(viewer));
+    // The person's own state, and stream URLs signed for their credential; only what they may see.
+    const viewer = principalOf(request);
+    const view = await this.search(query, device, viewer, this.services.visibility.filter(viewer));
     let data: Pick<LibraryPageData, 'view' | 'healthSummary' | 'systemWarning'>;
     if (view !== null) {
       // The health line sums up the whole library, which a search page does not build.
       data = { view, healthSummary: null, systemWarning: this.services.status.systemWarning() };
     } else {
-      const library = await this.services.library.getLibrary(device, viewer);
+      const library = await this.services.library.getLibrary(viewer, device);
       data = {
         view: buildLibraryView(library, query),
         healthSummary: library.health_summary ?? null,
         systemWarning: library.system_warning ?? null,
       };
     }
+    // The person's films to continue, on top of the plain first page.
+    const plain = query.q === '' && query.page === 1;
+    const resume = plain ? await this.services.watch.continueWatching(viewer.userId, 12) : [];
     return this.page(request, reply, {
       title: query.q === '' ? 'Library' : `“${query.q}” in the library`,
       current: 'library',
-      body: libraryPage({ ...data, device, devices: this.deviceChoices() }),
+      body: libraryPage({
+        ...data,
+        device,
+        devices: this.deviceChoices(),
+        continueRow: continueRow(resume),
+      }),
     });
   };
 
@@ -267,6 +281,7 @@ export class Pages {
   private async search(
     query: LibraryQuery,
     device: string,
+    viewer: ListingViewer,
     visible: CertificationFilter | null,
   ): Promise<LibraryView | null> {
     if (query.q === '') return null;
@@ -280,21 +295,28 @@ export class Pages {
     if (query.badge !== '') {
       const ids = await movies.searchAll(query.q, options);
       if (ids === null) return null;
-      const [items, facets] = await Promise.all([this.present(ids, device), movies.listingFacets(visible)]);
+      const [items, facets] = await Promise.all([
+        this.present(ids, device, viewer),
+        movies.listingFacets(visible),
+      ]);
       return searchStatusView(query, items, facets);
     }
     const found = await movies.searchPage(query.q, options, PAGE_SIZE, query.page);
     if (found === null) return null;
     const [items, facets] = await Promise.all([
-      this.present(found.ids, device),
+      this.present(found.ids, device, viewer),
       movies.listingFacets(visible),
     ]);
     return searchResultView(query, { items, matched: found.matched, page: found.page }, facets);
   }
 
   /** These movies' items as /library lists them, in the order of `ids`. */
-  private async present(ids: readonly number[], device: string): Promise<LibraryMovieItem[]> {
-    const { movies } = await this.services.library.presentMovies(device, ids);
+  private async present(
+    ids: readonly number[],
+    device: string,
+    viewer: ListingViewer,
+  ): Promise<LibraryMovieItem[]> {
+    const { movies } = await this.services.library.presentMovies(viewer, device, ids);
     const byId = new Map(movies.map((p) => [p.item.movie_id, p.item]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -312,12 +334,13 @@ export class Pages {
       throw err;
     }
     const device = this.device(request, reply);
-    const item: LibraryMovieItem | null = await this.services.library.getMovieItem(id, device);
+    const viewer = principalOf(request);
+    const item: LibraryMovieItem | null = await this.services.library.getMovieItem(viewer, id, device);
     // Which URL each edition's player opens (HLS for conversions), as GET …/playback answers it.
     const playback = new Map<number, PlaybackInfo>();
     if (BROWSER_DEVICES.has(device)) {
       for (const e of item?.editions ?? []) {
-        const info = await this.services.playback.info(e.media_file_id, device).catch(() => null);
+        const info = await this.services.playback.info(e.media_file_id, device, viewer).catch(() => null);
         if (info !== null) playback.set(e.media_file_id, info);
       }
     }
@@ -454,6 +477,44 @@ export class Pages {
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 
       scope.get('/scan', (request, reply) => this.scan(request, reply));
+
+      scope.get('/history', async (request, reply) => {
+        const limit = 50;
+        const asked = positiveId((request.query as Record<string, unknown> | undefined)?.offset);
+        const offset = asked ?? 0;
+        const { items, total } = await this.services.plays.history(
+          principalOf(request).userId,
+          limit,
+          offset,
+        );
+        return this.page(request, reply, {
+          title: 'Your history',
+          current: 'history',
+          body: historyPage({ items, total, offset, limit }),
+        });
+      });
+
+      const nowPlaying = (request: FastifyRequest, reply: FastifyReply, stopped: string | null) =>
+        this.page(request, reply, {
+          title: 'Now playing',
+          current: 'now-playing',
+          body: nowPlayingPage(this.services.plays.active(), this.csrf(request), stopped),
+        });
+      scope.get('/now-playing', (request, reply) => nowPlaying(request, reply, null));
+      // The stop button's form (CSRF-checked like every page form): the play ends, the page again.
+      scope.post<{ Params: { id: string } }>('/now-playing/:id/stop', async (request, reply) => {
+        const id = positiveId(request.params.id);
+        if (id === null) return this.notFound(request, reply, 'There is no such play.');
+        try {
+          const stopped = await this.services.plays.stop(id);
+          return nowPlaying(request, reply, `${stopped.title} for ${stopped.user_name}`);
+        } catch (err) {
+          if (err instanceof AppError && err.status === 404) {
+            return this.notFound(request, reply, 'That play has already ended.');
+          }
+          throw err;
+        }
+      });
 
       scope.get('/import', async (request, reply) =>
         this.page(request, reply, {

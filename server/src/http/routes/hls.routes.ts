@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HlsFile, HlsService } from '../../services/playback/hls.service.ts';
 import type { PlaybackTokenService } from '../../services/playback/playback-token.service.ts';
 import type { StreamService } from '../../services/playback/stream.service.ts';
+import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
@@ -41,12 +42,16 @@ export function registerHlsRoutes(
   hls: HlsService,
   streams: StreamService,
   tokens: PlaybackTokenService,
-  apiToken: string,
+  plays: Pick<NowPlayingService, 'seen'>,
 ): void {
-  /** Checks the token (or an admin bearer) and gives the query the playlists' URIs carry on. */
-  const authorize = (request: FastifyRequest<{ Params: { id: number }; Querystring: Query }>) => {
-    const device = authorizePlayback(request, streams, apiToken);
-    const token = request.query.token ?? tokens.sign(request.params.id, device);
+  /**
+   * Checks the token (or a bearer that may play), keeps the person's play going, and gives the
+   * query the playlists' URIs carry on (a bearer's request gets a token signed for its person).
+   */
+  const authorize = async (request: FastifyRequest<{ Params: { id: number }; Querystring: Query }>) => {
+    const { device, holder } = await authorizePlayback(request, streams);
+    await plays.seen({ holder, fileId: request.params.id, device });
+    const token = request.query.token ?? tokens.sign(request.params.id, device, holder);
     const burn = request.query.burn_subtitle;
     // Every URI of the presentation carries the same choice, so its playlists and segments agree.
     const carried = new URLSearchParams({
@@ -83,7 +88,7 @@ export function registerHlsRoutes(
     '/stream/media_file/:id/master.m3u8',
     { schema: { params: idParams, querystring: query } },
     async (request, reply) => {
-      const { device, carried, burn } = authorize(request);
+      const { device, carried, burn } = await authorize(request);
       return playlist(request, reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
     },
   );
@@ -92,7 +97,7 @@ export function registerHlsRoutes(
     '/stream/media_file/:id/hls/:rendition/index.m3u8',
     { schema: { params: renditionParams, querystring: query } },
     async (request, reply) => {
-      const { device, carried, burn } = authorize(request);
+      const { device, carried, burn } = await authorize(request);
       const { id, rendition } = request.params;
       const text = rendition.startsWith('s')
         ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried, burn)
@@ -106,7 +111,7 @@ export function registerHlsRoutes(
     url: '/stream/media_file/:id/hls/:rendition/:segment',
     schema: { params: renditionParams, querystring: query },
     handler: async (request, reply) => {
-      const { device, burn } = authorize(request);
+      const { device, burn } = await authorize(request);
       const { id, rendition, segment } = request.params;
       if (rendition.startsWith('s')) {
         const part = /^(\d{1,6})\.vtt$/.exec(segment);

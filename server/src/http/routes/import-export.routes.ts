@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { declaredLength } from '../plugins/refused-body.ts';
 import type { ImportExportService } from '../../services/import/import-export.service.ts';
+import { principalOf } from '../principal.ts';
 
 /** The largest import accepted (CSV, JSON or an uploaded file): 40 MiB, on this route only. */
 export const IMPORT_BODY_LIMIT = 40 * 1024 * 1024;
@@ -118,7 +119,8 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       '/api/import',
       { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: importQuery } },
       async (request) => {
-        const options = { dryRun: request.query.dry_run };
+        // A document's watch state becomes the importing person's.
+        const options = { dryRun: request.query.dry_run, userId: principalOf(request).userId };
         if (request.isMultipart()) {
           const upload = await readUpload(request);
           return service.importFile(upload.bytes, upload.kind, options);
@@ -136,7 +138,8 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       '/api/export',
       { schema: { querystring: exportQuery } },
       async (request, reply) => {
-        const out = await service.export(request.query.format);
+        // With the exporting person's watch state.
+        const out = await service.export(request.query.format, principalOf(request).userId);
         return reply
           .type(out.contentType)
           .header('content-disposition', `attachment; filename="${out.filename}"`)

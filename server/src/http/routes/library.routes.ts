@@ -4,7 +4,7 @@ import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts
 import type { DeviceProfileService } from '../../services/playback/device-profile.service.ts';
 import type { LibraryListingService } from '../../services/library/library-listing.service.ts';
 import { prefersHtml } from '../pages/accept.ts';
-import { viewerOf } from '../principal.ts';
+import { principalOf } from '../principal.ts';
 import { libraryQuery } from '../schemas.ts';
 import { SendQueue } from '../send-queue.ts';
 
@@ -44,17 +44,18 @@ export function registerLibraryRoutes(
       const { limit, offset } = request.query;
       const answer = await listing.answer({
         device: devices.resolve(request.query.device).id,
+        // The person's watch state, and stream URLs signed for their credential.
+        viewer: principalOf(request),
         coding: preferredCoding(request.headers['accept-encoding']),
         ifNoneMatch: request.headers['if-none-match'],
         page:
           limit === undefined && offset === undefined ? null : { offset: offset ?? 0, limit: limit ?? null },
-        viewer: viewerOf(request),
       });
       reply
         .header('etag', answer.etag)
         // Clients keep it and ask again with If-None-Match: an unchanged listing is a 304.
         .header('cache-control', 'private, no-cache')
-        .header('vary', 'Accept, Accept-Encoding');
+        .header('vary', 'Accept, Accept-Encoding, Authorization, Cookie');
       if (answer.total !== null) reply.header('x-total-count', String(answer.total));
       if (answer.notModified) return reply.code(304).send();
       if (answer.coding !== 'identity') reply.header('content-encoding', answer.coding);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { PlaybackService } from '../../services/playback/playback.service.ts';
+import { principalOf } from '../principal.ts';
 import { idParams, libraryQuery } from '../schemas.ts';
 
 const nullableString = { type: ['string', 'null'] } as const;
@@ -51,6 +52,7 @@ export function registerPlaybackRoutes(app: FastifyInstance, playback: PlaybackS
   app.get<{ Params: { id: number }; Querystring: { device?: string } }>(
     '/api/media-file/:id/playback',
     { schema: { params: idParams, querystring: libraryQuery, response: { 200: playbackInfoSchema } } },
-    async (request) => playback.info(request.params.id, request.query.device),
+    // The URLs are signed for the person asking and the credential they used.
+    async (request) => playback.info(request.params.id, request.query.device, principalOf(request)),
   );
 }

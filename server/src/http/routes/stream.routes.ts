@@ -3,6 +3,7 @@ import { schemaId } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ArtifactService, ArtifactState } from '../../services/playback/artifact.service.ts';
 import type { StreamService } from '../../services/playback/stream.service.ts';
+import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
 import { sendAccelRedirect, sendFile, sendGrowing } from '../stream-response.ts';
@@ -40,7 +41,7 @@ export function registerStreamRoutes(
   app: FastifyInstance,
   streams: StreamService,
   artifacts: ArtifactService,
-  apiToken: string,
+  plays: Pick<NowPlayingService, 'seen'>,
   /** The nginx location complete files are handed to (X-Accel-Redirect); null = sent in-process. */
   accelRedirect: string | null = null,
 ): void {
@@ -52,8 +53,16 @@ export function registerStreamRoutes(
     // which are a few hundred bytes).
     compress: false,
     handler: async (request, reply) => {
-      const device = authorizePlayback(request, streams, apiToken);
+      const { device, holder } = await authorizePlayback(request, streams);
       const target = await streams.target(request.params.id, device);
+      // A play of this person starts (or goes on): the history and the admin's "now playing".
+      const direct = target.kind === 'file' && target.artifactKey === null;
+      await plays.seen({
+        holder,
+        fileId: request.params.id,
+        device,
+        mode: direct ? 'direct' : 'converted',
+      });
       if (target.kind === 'file') {
         return accelRedirect === null
           ? sendFile(request, reply, target)

@@ -30,21 +30,20 @@ export const WEBVTT_CONTENT_TYPE = 'text/vtt; charset=utf-8';
 
 /**
  * `GET|HEAD /stream/media_file/{id}/subtitles/{index}.vtt?device=&token=`: a text subtitle track as
- * WebVTT, under the file's signed playback token (or the admin bearer), as the stream and HLS routes
+ * WebVTT, under the file's signed playback token (or a bearer that may play), as the stream and HLS routes
  * are; ranges and conditional requests as for every served file (docs/http.md).
  */
 export function registerSubtitleRoutes(
   app: FastifyInstance,
   subtitles: SubtitleVttService,
   streams: StreamService,
-  apiToken: string,
 ): void {
   app.route<{ Params: { id: number; track: string }; Querystring: Query }>({
     method: ['GET', 'HEAD'],
     url: '/stream/media_file/:id/subtitles/:track',
     schema: { params, querystring: query },
     handler: async (request, reply) => {
-      authorizePlayback(request, streams, apiToken);
+      await authorizePlayback(request, streams);
       const match = /^(\d{1,4})\.vtt$/.exec(request.params.track);
       if (match === null) {
         throw new AppError('not_found', {

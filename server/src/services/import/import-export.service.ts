@@ -36,6 +36,8 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void | Promise<void>;
   /** Called with the id of the `import` job once it exists (writes only: a dry run is no job). */
   onJob?: (jobId: number) => void;
+  /** The importing person: a JSON document's watch state becomes theirs (none: the first admin's). */
+  userId?: number;
 }
 
 /** Runs an import's writes as a job (listed at GET /api/jobs with progress); the JobRunner does. */
@@ -154,8 +156,9 @@ export class ImportExportService {
     // Read: the folders first (the filesystem is no part of the transaction), the library inside it.
     const onDisk = await rootsOnDisk(this.deps.fs, doc);
     const plan = async (reads: LibraryReads) => {
-      const snapshot = await loadSnapshot(reads, doc !== null);
-      const p = new ImportPlan({ snapshot, now, items, doc, rootsOnDisk: onDisk });
+      const userId = options.userId ?? null;
+      const snapshot = await loadSnapshot(reads, doc !== null, userId);
+      const p = new ImportPlan({ snapshot, now, items, doc, rootsOnDisk: onDisk, userId });
       if (p.errors.length > 0) {
         throw importInvalid(
           p.errors.sort((a, b) => a.row - b.row),
@@ -196,9 +199,12 @@ export class ImportExportService {
     return done.result;
   }
 
-  /** The whole library as one document (stable order, no ids or timestamps). */
-  async buildExport(): Promise<LibraryExport> {
-    const s = await loadSnapshot(this.deps.reads, true);
+  /**
+   * The whole library as one document (stable order, no ids or timestamps), with the watch state of
+   * `userId` (the exporting person; none: the first admin's).
+   */
+  async buildExport(userId: number | null = null): Promise<LibraryExport> {
+    const s = await loadSnapshot(this.deps.reads, true, userId);
     const x = s.extras;
     if (x === null) throw new Error('export: snapshot without extras');
     const group = <T extends { movie_id: number | null }>(rows: readonly T[]) => {
@@ -288,8 +294,8 @@ export class ImportExportService {
   }
 
   /** The export rendered as JSON (the restorable document) or as a collection CSV. */
-  async export(format: ExportFormat): Promise<RenderedExport> {
-    const doc = await this.buildExport();
+  async export(format: ExportFormat, userId: number | null = null): Promise<RenderedExport> {
+    const doc = await this.buildExport(userId);
     if (format === 'csv') {
       return {
         body: renderCollectionCsv(csvRowsFromExport(doc)),

@@ -9,7 +9,12 @@ import type { LibraryExport } from '../../domain/import-export/index.ts';
 import type { Snapshot } from '../../domain/import-export/import-items.ts';
 import type { LibraryReads } from '../../domain/import-export/library-rows.ts';
 
-export async function loadSnapshot(repo: LibraryReads, withExtras: boolean): Promise<Snapshot> {
+/** @param userId whose watch state the snapshot holds (null: the first admin's) */
+export async function loadSnapshot(
+  repo: LibraryReads,
+  withExtras: boolean,
+  userId: number | null = null,
+): Promise<Snapshot> {
   const [movies, editions, copies, binders] = await Promise.all([
     repo.movies(),
     repo.editions(),
@@ -22,7 +27,7 @@ export async function loadSnapshot(repo: LibraryReads, withExtras: boolean): Pro
       repo.collections(),
       repo.roots(),
       repo.mediaFiles(),
-      repo.watchStates(),
+      repo.watchStates(userId),
       repo.ratings(),
       repo.credits(),
       repo.movieStudios(),

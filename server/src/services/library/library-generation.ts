@@ -60,8 +60,16 @@ export class LibraryGeneration implements ListingChanges {
     return { boot: this.boot, generation: this.log.current(), tokenExpiry: this.tokenExpiry() };
   }
 
-  /** What changed after generation `base` up to `generation` (all, when that is no longer known). */
-  since(base: number, generation: number): ChangeSummary {
-    return this.log.since(base, generation);
+  /**
+   * What changed after generation `base` up to `generation` for `user` (everyone's changes and that
+   * person's own watch state; all, when that is no longer known).
+   */
+  since(base: number, generation: number, user?: number): ChangeSummary {
+    return this.log.since(base, generation, user);
+  }
+
+  /** Whether anything `user` sees changed after generation `base` up to `generation`. */
+  changedFor(base: number, generation: number, user: number): boolean {
+    return this.log.changedFor(base, generation, user);
   }
 }

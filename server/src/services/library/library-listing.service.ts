@@ -5,10 +5,9 @@ import type { ListingCoding } from '../../domain/library-listing/accept-encoding
 import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { listingEtag, noneMatchHits } from '../../domain/library-listing/etag.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
-import type { Viewer } from '../../domain/people/viewer.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
 import type { LibraryGeneration, ListingVersion } from './library-generation.ts';
-import type { LibraryService, PresentedItem } from './library.service.ts';
+import type { LibraryService, ListingViewer, PresentedItem } from './library.service.ts';
 import {
   HEAD,
   type ItemRecord,
@@ -39,13 +38,13 @@ export interface ListingAnswer {
 
 export interface ListingRequest {
   device: string;
+  /** Whose listing: their watch state, and the credential the stream URLs are signed for. */
+  viewer: ListingViewer;
   /** The coding the client prefers among br, gzip and identity (domain/library-listing/accept-encoding.ts). */
   coding: ListingCoding;
   ifNoneMatch?: string | readonly string[] | undefined;
   /** `?offset&limit`; null for the whole listing. */
   page?: { offset: number; limit: number | null } | null;
-  /** Who reads it: the films their content limit hides are not in it, nor in its counts. */
-  viewer: Viewer | null;
 }
 
 export interface ListingStats {
@@ -57,7 +56,7 @@ export interface ListingStats {
 }
 
 export interface ListingCacheOptions {
-  /** Devices kept (least recently asked for first out). */
+  /** Listings kept, one per device, person and credential (least recently asked for first out). */
   maxListings?: number;
   /** Bytes kept across them, roughly; the most recent listing is kept whatever its size. */
   maxBytes?: number;
@@ -71,8 +70,14 @@ const FULL_BUILD_SLICE = 1_000;
 /** Above this share of changed items a full build is cheaper than picking them out. */
 const FULL_BUILD_SHARE = 0.25;
 
+/** Whom a listing's bytes are for: the person (watch state) and the credential (stream tokens). */
+function audienceOf(viewer: ListingViewer): string {
+  return `${viewer.userId}.${viewer.credential.kind}.${viewer.credential.id ?? '-'}`;
+}
+
 /**
- * GET /library, built once per change: per device, the serialised LibraryResponse kept gzipped (and
+ * GET /library, built once per change: per device, person and credential (the watch state is the
+ * person's, the stream URLs' tokens the credential's), the serialised LibraryResponse kept gzipped (and
  * brotli-compressed once a client asks for br), keyed by the library generation. A change re-presents
  * only the movies it touched (the generation's log says which), re-serialises those, and recompresses
  * only the pieces they sit in; the gzip stream is reassembled from the kept pieces. Concurrent
@@ -86,6 +91,8 @@ export class LibraryListingService {
   private readonly brotliQuality: number;
   private readonly tags = new Map<string, string>();
   private tagsVersion = '';
+  /** The newest version a request saw (the tag cache is kept until it moves). */
+  private newestVersion = '';
   private readonly counters: ListingStats = { builds: 0, fullBuilds: 0, presented: 0 };
 
   constructor(
@@ -94,7 +101,7 @@ export class LibraryListingService {
     private readonly visibility: Pick<VisibilityService, 'scopeKey' | 'visibleMovieIds' | 'seesUnmatched'>,
     options: ListingCacheOptions = {},
   ) {
-    this.listings = new LruMap(options.maxListings ?? 6);
+    this.listings = new LruMap(options.maxListings ?? 12);
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.gzipLevel = options.gzipLevel ?? 6;
     this.brotliQuality = options.brotliQuality ?? 5;
@@ -111,18 +118,20 @@ export class LibraryListingService {
   }
 
   async answer(request: ListingRequest): Promise<ListingAnswer> {
-    const audience = this.visibility.scopeKey(request.viewer);
-    if (audience !== 'all') return this.limitedAnswer(request, audience);
-    const { device, page = null } = request;
-    const version = this.versionFor(device);
+    const { device, viewer, page = null } = request;
+    const audience = audienceOf(viewer);
+    const key = `${device}\u0000${audience}`;
+    const scope = this.visibility.scopeKey(viewer);
+    if (scope !== 'all') return this.limitedAnswer(request, key, audience, scope);
+    const version = this.versionFor(key, viewer.userId);
     // The tag is known without building: an unchanged listing costs no work at all.
     const coding = page === null ? request.coding : request.coding === 'identity' ? 'identity' : 'gzip';
-    const kept = this.listings.peek(device);
+    const kept = this.listings.peek(key);
     const current = kept !== undefined && sameVersion(kept.version, version) ? kept : null;
     // A br client is served gzip until the br bytes are made: the tag it holds may be either.
     const codings: ListingCoding[] = coding === 'br' && current?.br == null ? ['br', 'gzip'] : [coding];
     for (const candidate of codings) {
-      const etag = this.etag(version, device, page, candidate);
+      const etag = this.etag(version, device, audience, page, candidate);
       if (noneMatchHits(request.ifNoneMatch, etag)) {
         return {
           etag,
@@ -133,11 +142,11 @@ export class LibraryListingService {
         };
       }
     }
-    const listing = await this.listing(device, version);
+    const listing = await this.listing(key, device, viewer, version);
     if (page !== null) return this.pageAnswer(listing, page, coding);
     const served = this.servedCoding(listing, coding);
     return {
-      etag: this.etag(listing.version, device, null, served),
+      etag: this.etag(listing.version, device, audience, null, served),
       notModified: false,
       coding: served,
       body:
@@ -156,19 +165,22 @@ export class LibraryListingService {
    * over those, so every count agrees with what is shown. Made per request from the kept item JSON
    * (no presentation work); served like a page (gzip or identity).
    */
-  private async limitedAnswer(request: ListingRequest, audience: string): Promise<ListingAnswer> {
-    const { device, page = null } = request;
-    const version = this.versionFor(device);
+  private async limitedAnswer(
+    request: ListingRequest,
+    key: string,
+    audience: string,
+    scope: string,
+  ): Promise<ListingAnswer> {
+    const { device, viewer, page = null } = request;
+    const version = this.versionFor(key, viewer.userId);
     const coding = request.coding === 'identity' ? 'identity' : 'gzip';
-    const tagged = this.etag(version, device, page, coding, audience);
+    const tagged = this.etag(version, device, audience, page, coding, scope);
     if (noneMatchHits(request.ifNoneMatch, tagged)) {
       return { etag: tagged, notModified: true, coding, body: null, total: null };
     }
-    const listing = await this.listing(device, version);
-    const [visible, unmatched] = [
-      await this.visibility.visibleMovieIds(request.viewer),
-      this.visibility.seesUnmatched(request.viewer),
-    ];
+    const listing = await this.listing(key, device, viewer, version);
+    const visible = await this.visibility.visibleMovieIds(viewer);
+    const unmatched = this.visibility.seesUnmatched(viewer);
     const shown = listing.order.filter((r) =>
       r.sortTitle === null ? unmatched : visible === null || visible.has(r.id),
     );
@@ -181,7 +193,7 @@ export class LibraryListingService {
     const text = HEAD + slice.map((r) => r.json).join(',') + `],${JSON.stringify(frame).slice(1)}`;
     const body = coding === 'gzip' ? await gzipAsync(text, { level: this.gzipLevel }) : Buffer.from(text);
     return {
-      etag: this.etag(listing.version, device, page, coding, audience),
+      etag: this.etag(listing.version, device, audience, page, coding, scope),
       notModified: false,
       coding,
       body,
@@ -190,17 +202,20 @@ export class LibraryListingService {
   }
 
   /**
-   * The version a request for this device asks for. A listing without a single stream URL (discs
-   * only) does not depend on the token hour: it keeps its version when the hour moves.
+   * The version a request for this listing asks for. The kept listing keeps its version (its bytes
+   * and ETag) while nothing this person sees changed — another person's watch state moves the
+   * generation, not their listing — and, with a stream URL in it, while the token hour stays (a
+   * listing of discs only does not depend on the hour).
    */
-  private versionFor(device: string): ListingVersion {
+  private versionFor(key: string, user: number): ListingVersion {
     const version = this.generation.current();
-    const kept = this.listings.peek(device);
+    this.newestVersion = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
+    const kept = this.listings.peek(key);
     if (
       kept !== undefined &&
-      !kept.tokens &&
       kept.version.boot === version.boot &&
-      kept.version.generation === version.generation
+      (!kept.tokens || kept.version.tokenExpiry === version.tokenExpiry) &&
+      !this.generation.changedFor(kept.version.generation, version.generation, user)
     ) {
       return kept.version;
     }
@@ -210,21 +225,31 @@ export class LibraryListingService {
   private etag(
     version: ListingVersion,
     device: string,
+    audience: string,
     page: { offset: number; limit: number | null } | null,
     coding: ListingCoding,
-    audience = 'all',
+    visibility = 'all',
   ): string {
-    // Asked a few times per request and the same for a whole generation: kept until the version moves.
+    // Asked a few times per request and the same for a whole generation: kept until the newest
+    // version moves (listings of people who saw no change stay at older versions: keyed by version too).
     const versionKey = `${version.boot}.${version.generation}.${version.tokenExpiry}`;
-    if (versionKey !== this.tagsVersion) {
+    if (this.newestVersion !== this.tagsVersion || this.tags.size >= 1024) {
       this.tags.clear();
-      this.tagsVersion = versionKey;
+      this.tagsVersion = this.newestVersion;
     }
-    const key = `${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${audience}|${device}`;
+    const key = `${versionKey}|${coding}|${page === null ? '' : `${page.offset}.${page.limit}`}|${device}|${audience}|${visibility}`;
     let tag = this.tags.get(key);
     if (tag === undefined) {
-      tag = listingEtag({ ...version, device, contractHash: CONTRACT_HASH, page, coding, audience });
-      if (this.tags.size < 1024) this.tags.set(key, tag);
+      tag = listingEtag({
+        ...version,
+        device,
+        audience,
+        visibility,
+        contractHash: CONTRACT_HASH,
+        page,
+        coding,
+      });
+      this.tags.set(key, tag);
     }
     return tag;
   }
@@ -275,7 +300,7 @@ export class LibraryListingService {
     const text = HEAD + slice.map((r) => r.json).join(',') + listing.tail;
     const body = coding === 'gzip' ? await gzipAsync(text, { level: this.gzipLevel }) : Buffer.from(text);
     return {
-      etag: this.etag(listing.version, listing.device, page, coding),
+      etag: this.etag(listing.version, listing.device, audienceOf(listing.viewer), page, coding),
       notModified: false,
       coding,
       body,
@@ -283,42 +308,48 @@ export class LibraryListingService {
     };
   }
 
-  /** The device's listing at `version` or newer: the kept one, the build under way, or a new build. */
-  private async listing(device: string, version: ListingVersion): Promise<Listing> {
+  /** The listing at `version` or newer: the kept one, the build under way, or a new build. */
+  private async listing(
+    key: string,
+    device: string,
+    viewer: ListingViewer,
+    version: ListingVersion,
+  ): Promise<Listing> {
     for (;;) {
-      const kept = this.listings.get(device);
+      const kept = this.listings.get(key);
       if (kept !== undefined && !olderThan(kept.version, version)) return kept;
-      const running = this.building.get(device);
+      const running = this.building.get(key);
       if (running === undefined) break;
-      // One build per device at a time: wait for it, then use it if it is recent enough.
+      // One build per listing at a time: wait for it, then use it if it is recent enough.
       const built = await running.catch(() => null);
       if (built !== null && !olderThan(built.version, version)) return built;
     }
-    const build = this.build(device).finally(() => this.building.delete(device));
-    this.building.set(device, build);
+    const build = this.build(key, device, viewer).finally(() => this.building.delete(key));
+    this.building.set(key, build);
     return build;
   }
 
-  private async build(device: string): Promise<Listing> {
+  private async build(key: string, device: string, viewer: ListingViewer): Promise<Listing> {
     // The version is read before the rows: a write after this point is in the next version's changes.
     const version = this.generation.current();
-    const base = this.listings.peek(device);
+    const base = this.listings.peek(key);
     this.counters.builds++;
     try {
       const incremental = base === undefined ? null : await this.rebuildChanged(base, version);
-      const { records, order, fileOwner } = incremental ?? (await this.buildAll(device));
-      const listing = await this.assemble(device, version, records, order, fileOwner, base);
+      const { records, order, fileOwner } = incremental ?? (await this.buildAll(device, viewer));
+      const listing = await this.assemble(key, device, viewer, version, records, order, fileOwner, base);
       this.keep(listing);
       return listing;
     } catch (err) {
       // The base's maps may be half updated: the next request builds from scratch.
-      if (this.listings.peek(device) === base) this.listings.delete(device);
+      if (this.listings.peek(key) === base) this.listings.delete(key);
       throw err;
     }
   }
 
   private async buildAll(
     device: string,
+    viewer: ListingViewer,
   ): Promise<{ records: Map<string, ItemRecord>; order: ItemRecord[]; fileOwner: Map<number, string> }> {
     this.counters.fullBuilds++;
     // In slices of the order: only one slice's rows and items are alive at a time (50,000 movies
@@ -327,10 +358,18 @@ export class LibraryListingService {
     const ids = await this.library.movieOrder();
     const order: ItemRecord[] = [];
     for (let at = 0; at < ids.length; at += FULL_BUILD_SLICE) {
-      const { movies } = await this.library.presentMovies(device, ids.slice(at, at + FULL_BUILD_SLICE));
+      const { movies } = await this.library.presentMovies(
+        viewer,
+        device,
+        ids.slice(at, at + FULL_BUILD_SLICE),
+      );
       for (const p of movies) order.push(this.record(p));
     }
-    const unmatched = this.library.presentUnmatched(await this.library.unmatchedFiles(), device);
+    const unmatched = this.library.presentUnmatched(
+      viewer,
+      await this.library.unmatchedFiles(viewer),
+      device,
+    );
     for (const p of unmatched) order.push(this.record(p));
     this.counters.presented += order.length;
     const records = new Map(order.map((r) => [r.key, r]));
@@ -352,7 +391,7 @@ export class LibraryListingService {
     fileOwner: Map<number, string>;
   } | null> {
     if (base.version.boot !== version.boot) return null;
-    const changes = this.generation.since(base.version.generation, version.generation);
+    const changes = this.generation.since(base.version.generation, version.generation, base.viewer.userId);
     if (changes.all) return null;
     const movies = new Set(changes.movies);
     const files = new Set(changes.files);
@@ -373,12 +412,15 @@ export class LibraryListingService {
       const owner = base.fileOwner.get(f);
       if (owner?.startsWith('m') === true) movies.add(Number(owner.slice(1)));
     }
-    const fileRows = await this.library.filesById([...files]);
+    const fileRows = await this.library.filesById(base.viewer, [...files]);
     for (const row of fileRows) if (row.movie_id !== null) movies.add(row.movie_id);
     if (movies.size + files.size > limit) return null;
 
-    const { movies: presentedMovies } = await this.library.presentMovies(base.device, [...movies]);
+    const { movies: presentedMovies } = await this.library.presentMovies(base.viewer, base.device, [
+      ...movies,
+    ]);
     const presentedFiles = this.library.presentUnmatched(
+      base.viewer,
       fileRows.filter((row) => row.movie_id === null),
       base.device,
     );
@@ -424,7 +466,9 @@ export class LibraryListingService {
    * recompresses its piece and the next, whose dictionary it is), and frames the gzip member.
    */
   private async assemble(
+    key: string,
     device: string,
+    viewer: ListingViewer,
     version: ListingVersion,
     records: Map<string, ItemRecord>,
     order: ItemRecord[],
@@ -441,7 +485,9 @@ export class LibraryListingService {
     let bytes = gzipped.length * 2;
     for (const r of order) bytes += r.json.length + 160;
     return {
+      key,
       device,
+      viewer,
       version,
       records,
       order,
@@ -457,16 +503,16 @@ export class LibraryListingService {
     };
   }
 
-  /** Keeps the listing (replacing the device's older one), then trims to the memory bound. */
+  /** Keeps the listing (replacing its older one), then trims to the memory bound. */
   private keep(listing: Listing): void {
-    const kept = this.listings.peek(listing.device);
+    const kept = this.listings.peek(listing.key);
     if (kept !== undefined && olderThan(listing.version, kept.version)) return;
-    this.listings.set(listing.device, listing);
+    this.listings.set(listing.key, listing);
     let total = 0;
     for (const l of this.listings.values()) total += l.bytes;
     for (const l of [...this.listings.values()]) {
       if (total <= this.maxBytes || l === listing) break;
-      this.listings.delete(l.device);
+      this.listings.delete(l.key);
       total -= l.bytes;
     }
   }

@@ -23,6 +23,13 @@ import {
 import type { Viewer } from '../../domain/people/viewer.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
 import type { SystemStatusService } from '../system/system-status.service.ts';
+import type { TokenHolder } from '../../domain/playback-token.ts';
+
+/**
+ * Whom a listing is presented for: the person (their watch state, their content limit) and the
+ * credential the stream URLs' tokens are signed for (a token ends with its session or key).
+ */
+export type ListingViewer = Viewer & TokenHolder;
 
 /** One edition as a device sees it, plus what ranks it against its siblings. */
 export interface PresentedEdition {
@@ -34,7 +41,12 @@ export interface PresentedEdition {
 
 /** Turns a media file into a LibraryEdition for a device; the playback rules live behind it. */
 export interface EditionPresenter {
-  present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition;
+  present(
+    file: LibraryFileRow,
+    copy: PhysicalCopyInfo | null,
+    device: string,
+    holder: TokenHolder,
+  ): PresentedEdition;
 }
 
 /** One listed item with what the listing cache keeps about it. */
@@ -60,13 +72,13 @@ export class LibraryService {
   ) {}
 
   /** The whole LibraryResponse as `viewer` may see it (the health line counts only what is shown). */
-  async getLibrary(device: string, viewer: Viewer | null): Promise<LibraryResponse> {
+  async getLibrary(viewer: ListingViewer, device: string): Promise<LibraryResponse> {
     const visible = await this.visibility.visibleMovieIds(viewer);
     // All are read and the hidden dropped: a list scope is ordered only within its slices of ids.
-    const { movies, unmatched } = await this.presentMovies(device);
+    const { movies, unmatched } = await this.presentMovies(viewer, device);
     const shown = [
       ...(visible === null ? movies : movies.filter((p) => visible.has(p.id))),
-      ...(this.visibility.seesUnmatched(viewer) ? this.presentUnmatched(unmatched, device) : []),
+      ...(this.visibility.seesUnmatched(viewer) ? this.presentUnmatched(viewer, unmatched, device) : []),
     ];
     const items = shown.map((p) => p.item);
     return {
@@ -92,8 +104,12 @@ export class LibraryService {
   }
 
   /** One movie's item as /library would list it (the movie page), without building the rest. */
-  async getMovieItem(movieId: number, device: string): Promise<LibraryMovieItem | null> {
-    const { movies } = await this.presentMovies(device, movieId);
+  async getMovieItem(
+    viewer: ListingViewer,
+    movieId: number,
+    device: string,
+  ): Promise<LibraryMovieItem | null> {
+    const { movies } = await this.presentMovies(viewer, device, movieId);
     return movies[0]?.item ?? null;
   }
 
@@ -102,6 +118,7 @@ export class LibraryService {
    * files matched to no movie (to be presented with {@link presentUnmatched}).
    */
   async presentMovies(
+    viewer: ListingViewer,
     device: string,
     scope?: MovieScope,
   ): Promise<{ movies: PresentedItem[]; unmatched: LibraryFileRow[] }> {
@@ -110,7 +127,7 @@ export class LibraryService {
     const [movies, copies, files, credits, artwork] = await Promise.all([
       repo.movies(scope),
       repo.copies(scope),
-      repo.files(scope),
+      repo.files(scope, viewer.userId),
       repo.creditNames(scope),
       repo.artwork(scope),
     ]);
@@ -123,7 +140,9 @@ export class LibraryService {
     for (const movie of movies) {
       const movieCopies = copiesByMovie.get(movie.id) ?? [];
       const movieFiles = filesByMovie.get(movie.id) ?? [];
-      const presented = movieFiles.map((f) => this.presenter.present(f, copyForFile(f, movieCopies), device));
+      const presented = movieFiles.map((f) =>
+        this.presenter.present(f, copyForFile(f, movieCopies), device, viewer),
+      );
       const item = this.buildItem(
         movie.id,
         movie.title,
@@ -149,13 +168,13 @@ export class LibraryService {
   }
 
   /** Files not (yet) matched to any movie still show up, titled after their file name. */
-  presentUnmatched(files: readonly LibraryFileRow[], device: string): PresentedItem[] {
+  presentUnmatched(viewer: ListingViewer, files: readonly LibraryFileRow[], device: string): PresentedItem[] {
     return files.map((file) => ({
       key: `f${file.id}`,
       item: this.buildItem(
         null,
         titleFromPath(file.relative_path),
-        [this.presenter.present(file, null, device)],
+        [this.presenter.present(file, null, device, viewer)],
         [],
         [],
       ),
@@ -170,14 +189,14 @@ export class LibraryService {
     return this.repo.movieOrder();
   }
 
-  /** The files matched to no movie (listed after the movies), by id. */
-  async unmatchedFiles(): Promise<LibraryFileRow[]> {
-    return this.repo.unmatchedFiles();
+  /** The files matched to no movie (listed after the movies), by id, with the viewer's state. */
+  async unmatchedFiles(viewer: ListingViewer): Promise<LibraryFileRow[]> {
+    return this.repo.unmatchedFiles(viewer.userId);
   }
 
   /** Files by id as the listing reads them (a change named them: where do they belong now?). */
-  async filesById(ids: readonly number[]): Promise<LibraryFileRow[]> {
-    return ids.length === 0 ? [] : this.repo.filesById(ids);
+  async filesById(viewer: ListingViewer, ids: readonly number[]): Promise<LibraryFileRow[]> {
+    return ids.length === 0 ? [] : this.repo.filesById(ids, viewer.userId);
   }
 
   private buildItem(

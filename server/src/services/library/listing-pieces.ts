@@ -16,6 +16,7 @@ import {
 } from '../../domain/library-listing/gzip-frame.ts';
 import { compareTitleThenId } from '../../domain/library-listing/sqlite-order.ts';
 import type { ListingVersion } from './library-generation.ts';
+import type { ListingViewer } from './library.service.ts';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -45,9 +46,12 @@ export interface Piece {
   shift: number;
 }
 
-/** One device's listing at one version. */
+/** One device's listing for one person and credential, at one version. */
 export interface Listing {
+  /** The cache key: device, person, credential. */
+  key: string;
   device: string;
+  viewer: ListingViewer;
   version: ListingVersion;
   records: Map<string, ItemRecord>;
   order: ItemRecord[];

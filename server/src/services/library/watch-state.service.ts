@@ -4,16 +4,43 @@ import { notFound } from '../../errors.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import type { WatchStateRepository } from '../../repositories/watch-state.repository.ts';
 
+/** Told of every saved position (the play history and "now playing" move on with it). */
+export interface ProgressListener {
+  progress(userId: number, mediaFileId: number, positionSeconds: number): Promise<void>;
+}
+
+/** A film to continue: GET /api/me/continue. */
+export interface ContinueItem {
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  position_seconds: number;
+  updated_at: string;
+}
+
 /**
- * Resume position and watched flag, keyed to the media file id: a scan that sees a move or rename
- * keeps the id, so the state follows the file.
+ * Each person's resume position and watched flag, keyed to (person, media file id): a scan that
+ * sees a move or rename keeps the id, so the state follows the file.
  */
 export class WatchStateService {
   constructor(
     private readonly files: Pick<MediaFileRepository, 'getById'>,
-    private readonly states: Pick<WatchStateRepository, 'save'>,
+    private readonly states: Pick<WatchStateRepository, 'save' | 'resumable'>,
     private readonly clock: Clock,
+    private readonly listener: ProgressListener | null = null,
   ) {}
+
+  /** The person's films stopped in the middle (position > 0, not watched), newest first. */
+  async continueWatching(userId: number, limit = 20): Promise<ContinueItem[]> {
+    const rows = await this.states.resumable(userId, limit);
+    return rows.map((r) => ({
+      media_file_id: r.media_file_id,
+      movie_id: r.movie_id,
+      title: r.title ?? (r.relative_path.split('/').pop() ?? r.relative_path).replace(/\.[^.]+$/, ''),
+      position_seconds: r.position_seconds,
+      updated_at: r.updated_at,
+    }));
+  }
 
   /** Saves `userId`'s state of a file. */
   async save(userId: number, mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
@@ -31,6 +58,7 @@ export class WatchStateService {
       // A position saved without the flag leaves it as it was (a new row starts unwatched).
       input.watched === undefined,
     );
+    await this.listener?.progress(userId, mediaFileId, saved.position_seconds);
     return {
       media_file_id: saved.media_file_id,
       position_seconds: saved.position_seconds,

@@ -7,7 +7,9 @@ import type { UserRow } from '../../repositories/user.repository.ts';
  * The content limit a users row sets: none for an admin or a member without one; a child always
  * has one (a child saved without a certification sees no rated film at all, never everything).
  */
-export function limitOf(row: UserRow): ContentLimit | null {
+export function limitOf(
+  row: Pick<UserRow, 'role' | 'max_certification' | 'allow_unrated'>,
+): ContentLimit | null {
   if (row.role === 'admin') return null;
   if (row.max_certification === null)
     return row.role === 'child' ? { maxCertification: '', allowUnrated: row.allow_unrated === 1 } : null;

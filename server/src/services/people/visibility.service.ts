@@ -1,3 +1,4 @@
+import { limitOf } from './principals.ts';
 import type { Viewer } from '../../domain/people/viewer.ts';
 import {
   type CertificationFilter,
@@ -99,6 +100,19 @@ export class VisibilityService {
    * 404 `not_found` exactly as for a missing movie, media file or job when the viewer may not see it.
    * Routes in http/route-subjects.ts need not call it: the guard there does.
    */
+  /**
+   * For a request that names only its person (a stream URL's token): that person's limit as it is
+   * now (a gone person sees nothing), then `assertVisible`.
+   */
+  async assertVisibleToUser(userId: number, subject: Subject): Promise<void> {
+    const row = await this.repo.userLimit(userId);
+    const viewer: Viewer =
+      row === undefined
+        ? { userId, limit: { maxCertification: '', allowUnrated: false } }
+        : { userId, limit: limitOf(row) };
+    await this.assertVisible(viewer, subject);
+  }
+
   async assertVisible(viewer: Viewer | null, subject: Subject): Promise<void> {
     if (await this.canSee(viewer, subject)) return;
     if ('movieId' in subject) throw notFound('movie', subject.movieId);

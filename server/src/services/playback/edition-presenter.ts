@@ -24,6 +24,7 @@ import type { LibraryFileRow } from '../../repositories/library.repository.ts';
 import type { DeviceProfileService } from './device-profile.service.ts';
 import type { EditionPresenter, PresentedEdition } from '../library/library.service.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
+import type { TokenHolder } from '../../domain/playback-token.ts';
 
 /** What the presenter needs to know about the server beyond the file: policy and tools. */
 export interface PlaybackSettings {
@@ -178,7 +179,13 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     return { decision, caps };
   }
 
-  present(file: LibraryFileRow, copy: PhysicalCopyInfo | null, device: string): PresentedEdition {
+  /** One edition as `device` sees it, its URLs signed for `holder`. */
+  present(
+    file: LibraryFileRow,
+    copy: PhysicalCopyInfo | null,
+    device: string,
+    holder: TokenHolder,
+  ): PresentedEdition {
     const profile = this.devices.resolve(device);
     const { decision, caps: withSidecars } = this.decide(file, profile);
     // The edition shows what the analysis found; sidecars are listed by the playback endpoint.
@@ -199,7 +206,7 @@ export class PlaybackEditionPresenter implements EditionPresenter {
     const selectedAudio =
       caps?.audio.find((a) => a.track === decision.selectedAudioTrack) ?? caps?.audio[0] ?? null;
     const duration = caps?.duration_seconds ?? null;
-    const urls = this.tokens.playbackUrls(file.id, profile.id);
+    const urls = this.tokens.playbackUrls(file.id, profile.id, holder);
     // The track shown by default, as WebVTT; an image track cannot be (it is burned in instead).
     const shown = defaultSubtitle(withSidecars?.subtitles ?? [], selectedAudio?.language ?? null);
     const edition: LibraryEdition = {

@@ -246,6 +246,16 @@ export class HlsService {
     return this.runs.warnings(fileId, device);
   }
 
+  /** The speed (1 = real time) of the conversion running for this file and device, if one runs. */
+  speed(fileId: number, device: string): number | null {
+    return this.runs.speed(fileId, device);
+  }
+
+  /** Stops the conversion runs players of this file and device watch (an admin stopped the play). */
+  stopRuns(fileId: number, device: string): Promise<void> {
+    return this.runs.stopPlayers(fileId, device);
+  }
+
   /** Number of running conversion runs (for health and tests). */
   running(): number {
     return this.runs.running();

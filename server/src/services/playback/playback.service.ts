@@ -5,6 +5,7 @@ import { defaultSubtitleIndex, subtitleLabel } from '../../domain/subtitles/subt
 import type { SubtitleTrackSource } from '../../domain/subtitles/subtitle-track.ts';
 import type { LibraryFileRow } from '../../repositories/library.repository.ts';
 import type { PlaybackTokenService } from './playback-token.service.ts';
+import type { TokenHolder } from '../../domain/playback-token.ts';
 
 /**
  * A subtitle track a player can offer: text tracks with their WebVTT URL (same token), image tracks
@@ -90,11 +91,12 @@ export class PlaybackService {
 
   /**
    * @param device a device id (`web` when absent); unknown → 400 unknown_device
+   * @param holder whom the URLs' tokens are for (the person and the credential they signed in with)
    * @throws AppError 404 not_found for an unknown file
    */
-  async info(fileId: number, device: string | undefined): Promise<PlaybackInfo> {
+  async info(fileId: number, device: string | undefined, holder: TokenHolder): Promise<PlaybackInfo> {
     const { file, profile, decision } = await this.decisions.needs(fileId, device ?? 'web');
-    const urls = this.tokens.playbackUrls(file.id, profile.id);
+    const urls = this.tokens.playbackUrls(file.id, profile.id, holder);
     const hls = usesHls({
       prediction: decision.prediction,
       isPlayable: decision.isPlayable,

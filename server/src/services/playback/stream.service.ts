@@ -1,6 +1,10 @@
 import { extname } from 'node:path';
 import type { DataStore, GrowingFile } from '../../adapters/data-store.ts';
 import type { CheckedFile } from '../../adapters/file-system.ts';
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import type { TokenHolder } from '../../domain/playback-token.ts';
+import type { VisibilityService } from '../people/visibility.service.ts';
+import type { CredentialRepository } from '../../repositories/credential.repository.ts';
 import { contentTypeFor, strongEtag } from '../../domain/http-range.ts';
 import { AppError } from '../../errors.ts';
 import type { ArtifactService } from './artifact.service.ts';
@@ -38,7 +42,21 @@ const TOKEN_MESSAGES = {
   malformed: 'The playback token is malformed.',
   forged: 'The playback token is not valid for this file and device.',
   expired: 'The playback token has expired.',
+  outdated: 'The playback token is of an older format (before people).',
+  stopped: 'An admin stopped this play.',
+  revoked: 'The session or key this playback token was made from has ended (signed out, revoked or expired).',
 } as const;
+
+function refused(why: keyof typeof TOKEN_MESSAGES): AppError {
+  return new AppError('unauthorized', {
+    message: TOKEN_MESSAGES[why],
+    hint:
+      why === 'revoked' || why === 'stopped'
+        ? 'Sign in again (or ask an admin), then open the film from the library for a fresh URL.'
+        : 'Use the stream_url of the edition from GET /library (it carries a fresh token).',
+    extra: { reason: why },
+  });
+}
 
 /** Decides what GET /stream/media_file/{id} serves: the file, a finished artifact, or a growing one. */
 export class StreamService {
@@ -49,19 +67,40 @@ export class StreamService {
     private readonly artifacts: ArtifactService,
     private readonly paths: MediaPathService,
     private readonly store: DataStore,
+    private readonly credentials: Pick<CredentialRepository, 'isLive'>,
+    private readonly clock: Clock,
+    private readonly visibility: Pick<VisibilityService, 'assertVisibleToUser'> | null = null,
   ) {}
 
-  /** Checks the playback token (or an admin bearer) before anything else is looked up. */
-  authorize(fileId: number, device: string, token: string | undefined, adminBearer: boolean): void {
-    if (adminBearer) return;
-    const reason = token === undefined || token === '' ? 'missing' : null;
-    const check = reason === null && token !== undefined ? this.tokens.verify(token, fileId, device) : null;
-    if (check?.ok === true) return;
-    const why = reason ?? (check !== null && !check.ok ? check.reason : 'missing');
-    throw new AppError('unauthorized', {
-      message: TOKEN_MESSAGES[why],
-      hint: 'Use the stream_url of the edition from GET /library (it carries a fresh token).',
-    });
+  /**
+   * Checks the playback token (or a bearer the auth hook already accepted) before anything else is
+   * looked up, and says whom the request plays for. A token's session or key is read on every
+   * request: once it is revoked or expired, its tokens are refused.
+   * @param bearer the person of a valid `Authorization` header that may play, else null
+   * @throws AppError 401 unauthorized: missing, malformed, forged, expired, stopped or revoked
+   */
+  async authorize(
+    fileId: number,
+    device: string,
+    token: string | undefined,
+    bearer: TokenHolder | null,
+  ): Promise<TokenHolder> {
+    if (bearer !== null) return bearer;
+    if (token === undefined || token === '') throw refused('missing');
+    const check = this.tokens.verify(token, fileId, device);
+    if (!check.ok) throw refused(check.reason);
+    const { holder } = check.grant;
+    const live = await this.credentials.isLive(
+      holder.credential.kind,
+      holder.credential.id,
+      holder.userId,
+      isoNow(this.clock),
+    );
+    if (!live) throw refused('revoked');
+    // A bearer's request was checked by the visibility guard; a token's person is checked here, so a
+    // token for a film its person may no longer see (a lowered limit) serves nothing.
+    await this.visibility?.assertVisibleToUser(holder.userId, { mediaFileId: fileId });
+    return holder;
   }
 
   async target(fileId: number, device: string): Promise<StreamTarget> {

@@ -66,18 +66,20 @@ describe('LibraryRepository.file', () => {
 
   it('answers each id with the same row as the built query, however often it is asked (compiled once)', async () => {
     const repo = new LibraryRepository(opened.db);
-    const built = await repo.filesById([1, 2, 3]);
+    const built = await repo.filesById([1, 2, 3], 1);
     assert.equal(built.length, 3);
     for (const round of [1, 2]) {
       for (const id of [3, 1, 2]) {
-        assert.deepEqual(await repo.file(id), built[id - 1], `file ${id}, round ${round}`);
+        assert.deepEqual(await repo.file(id, 1), built[id - 1], `file ${id}, round ${round}`);
       }
     }
-    assert.equal((await repo.file(2))?.position_seconds, 42, 'its watch state');
+    assert.equal((await repo.file(2, 1))?.position_seconds, 42, 'its watch state (user 1)');
+    assert.equal((await repo.file(2, 2))?.position_seconds, null, "another person's: none");
+    assert.equal((await repo.file(2))?.position_seconds, null, 'no person: no state');
     assert.match((await repo.file(3))?.sidecars_json ?? '', /c\.en\.srt/, 'its sidecars');
     assert.equal(await repo.file(99), undefined, 'an unknown id: none');
     assert.deepEqual(
-      await new LibraryRepository(opened.db).file(1),
+      await new LibraryRepository(opened.db).file(1, 1),
       built[0],
       'another repository, same database',
     );

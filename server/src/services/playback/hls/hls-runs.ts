@@ -196,6 +196,31 @@ export class HlsRuns {
     }
   }
 
+  /** The speed (1 = real time) of the conversion running for this file and device, if one runs. */
+  speed(fileId: number, device: string): number | null {
+    for (const p of this.deps.presentations.all()) {
+      if (p.fileId !== fileId || p.device !== device) continue;
+      const job = p.job;
+      if (job !== null && !job.ended && job.speed !== null) return job.speed;
+    }
+    return null;
+  }
+
+  /**
+   * Stops the runs players of this file and device are watching (an admin stopped the play); a
+   * prewarm's run goes on. A player asking again later starts a new run, as after an idle stop.
+   */
+  async stopPlayers(fileId: number, device: string): Promise<void> {
+    const runs: Promise<void>[] = [];
+    for (const p of this.deps.presentations.all()) {
+      const job = p.job;
+      if (p.fileId !== fileId || p.device !== device || job === null || job.ended || job.pinned) continue;
+      job.abort.abort(new Error('stopped by an admin'));
+      runs.push(job.finished);
+    }
+    await Promise.all(runs);
+  }
+
   /** Warnings for a player of this file and device (a conversion that cannot keep up). */
   warnings(fileId: number, device: string): string[] {
     const out: string[] = [];

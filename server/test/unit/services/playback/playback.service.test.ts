@@ -41,6 +41,8 @@ describe('usesHls: which players get an HLS URL', () => {
 describe('PlaybackService.info', () => {
   const clock = { now: () => new Date('2030-01-01T10:20:00Z') };
   const tokens = new PlaybackTokenService('k'.repeat(43), clock);
+  /** The URLs are signed for the person asking and the credential they used. */
+  const holder = { userId: 3, credential: { kind: 'session', id: 9 } } as const;
 
   function serviceFor(
     device: string,
@@ -78,13 +80,13 @@ describe('PlaybackService.info', () => {
       { duration_seconds: 600.04 },
       ['slow'],
     );
-    const info = await service.info(7, undefined);
+    const info = await service.info(7, undefined, holder);
     assert.deepEqual(asked, ['web'], 'no device means web');
-    const token = tokens.sign(7, 'web');
+    const token = tokens.sign(7, 'web', holder);
     assert.deepEqual(info, {
       prediction: 'adaptive',
       is_playable: true,
-      stream_url: tokens.streamUrl(7, 'web'),
+      stream_url: tokens.streamUrl(7, 'web', holder),
       hls_url: `/stream/media_file/7/master.m3u8?device=web&token=${encodeURIComponent(token)}`,
       duration_seconds: 600.04,
       warnings: ['slow (7, web)'],
@@ -97,11 +99,19 @@ describe('PlaybackService.info', () => {
     const web = await serviceFor('web', { prediction: 'direct', isPlayable: true }, null).service.info(
       3,
       'web',
+      holder,
     );
     assert.equal(web.hls_url, null);
     assert.equal(web.duration_seconds, null);
-    const tv = await serviceFor('tv', { prediction: 'direct', isPlayable: true }, {}).service.info(3, 'tv');
-    assert.match(tv.hls_url ?? '', /^\/stream\/media_file\/3\/master\.m3u8\?device=tv&token=\d+\.[\w-]{43}$/);
+    const tv = await serviceFor('tv', { prediction: 'direct', isPlayable: true }, {}).service.info(
+      3,
+      'tv',
+      holder,
+    );
+    assert.match(
+      tv.hls_url ?? '',
+      /^\/stream\/media_file\/3\/master\.m3u8\?device=tv&token=v2\.3\.s9\.\d+\.[\w-]{43}$/,
+    );
     assert.equal(tv.duration_seconds, null);
   });
 
@@ -112,10 +122,10 @@ describe('PlaybackService.info', () => {
       { duration_seconds: 12 },
       ['never asked'],
     );
-    const info = await service.info(4, 'tv');
+    const info = await service.info(4, 'tv', holder);
     assert.equal(info.is_playable, false);
     assert.equal(info.hls_url, null);
     assert.deepEqual(info.warnings, []);
-    assert.equal(info.stream_url, tokens.streamUrl(4, 'tv'));
+    assert.equal(info.stream_url, tokens.streamUrl(4, 'tv', holder));
   });
 });

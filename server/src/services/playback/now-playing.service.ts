@@ -1,0 +1,328 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { ListingChange } from '../../domain/library-listing/changes.ts';
+import type { TokenHolder } from '../../domain/playback-token.ts';
+import { AppError } from '../../errors.ts';
+import type { PlayHistoryRepository, PlayHistoryRow } from '../../repositories/play-history.repository.ts';
+import { readCapabilities } from './edition-presenter.ts';
+
+/** How the bytes reach the player: the file itself, or a conversion (artifact or HLS). */
+export type PlayMode = 'direct' | 'converted';
+
+/** A stream, HLS or progress request of a person's play. */
+export interface PlaySeen {
+  holder: TokenHolder;
+  fileId: number;
+  device: string;
+  /** Known to the stream route (file or artifact); else asked of `modeOf` when the play starts. */
+  mode?: PlayMode;
+}
+
+/** One play going on now, as GET /api/sessions/active lists it. */
+export interface ActivePlay {
+  id: number;
+  user_id: number;
+  user_name: string;
+  /** How the person signed in: `admin-token`, `session` or `key`, with its row id. */
+  credential: { kind: TokenHolder['credential']['kind']; id: number | null };
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  mode: PlayMode;
+  /** Of the HLS conversion serving it (1 = real time), when one runs. */
+  conversion_speed: number | null;
+  position_seconds: number;
+  duration_seconds: number | null;
+  started_at: string;
+  last_seen_at: string;
+}
+
+/** One row of a person's history (GET /api/me/history). */
+export interface HistoryItem {
+  id: number;
+  media_file_id: number | null;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  /** `unknown` for a play reported only by progress (no stream of it was seen). */
+  mode: string;
+  started_at: string;
+  updated_at: string;
+  position_seconds: number;
+  duration_seconds: number | null;
+}
+
+/** What the registry needs of HLS: the speed of a file's conversion, and a way to end it. */
+export interface PlayConversions {
+  speed(fileId: number, device: string): number | null;
+  stopRuns(fileId: number, device: string): Promise<void>;
+}
+
+export interface NowPlayingDeps {
+  history: Pick<PlayHistoryRepository, 'fileFacts' | 'userName' | 'latestOpen' | 'insert' | 'touch' | 'list'>;
+  /** Direct or converted, as the playback rules decide for the device (HLS requests do not say). */
+  modeOf: (fileId: number, device: string) => Promise<PlayMode>;
+  conversions: PlayConversions;
+  /** Ends the playback tokens of a credential for a file (PlaybackTokenService.stop). */
+  tokens: { stop(holder: TokenHolder, fileId: number): void };
+  /** The listing re-signs the stopped file's URLs for that person (their old ones are dead). */
+  listing: { changed(change: ListingChange): void };
+  clock: Clock;
+  /** A play not seen for this long is no longer listed as active (default 60 s). */
+  activeMs?: number;
+  /** A request after this long starts a new history row instead of continuing the last (default 4 h). */
+  reopenMs?: number;
+}
+
+interface Play extends ActivePlay {
+  key: string;
+  holder: TokenHolder;
+  historyId: number;
+  lastSeenMs: number;
+  /** When the history row's updated_at was last written (written at most once a minute). */
+  writtenMs: number;
+}
+
+const MINUTE = 60_000;
+
+function playKey(holder: TokenHolder, fileId: number, device: string): string {
+  return `${holder.userId}|${holder.credential.kind}|${holder.credential.id ?? ''}|${fileId}|${device}`;
+}
+
+/**
+ * Who plays what now, and each person's play history. Stream and HLS requests (after their token
+ * check) and progress reports feed it; a play is one (person, credential, file, device) and is kept
+ * in memory while it is seen, so a range or segment request of a running play costs no query. A play
+ * starts a history row, or continues the person's last one of that file and device when it was
+ * updated within `reopenMs`. An admin can stop a play: its tokens end and its HLS run stops.
+ */
+export class NowPlayingService {
+  private readonly plays = new Map<string, Play>();
+  private readonly starting = new Map<string, Promise<Play | null>>();
+  private nextId = 1;
+  private readonly activeMs: number;
+  private readonly reopenMs: number;
+
+  constructor(private readonly deps: NowPlayingDeps) {
+    this.activeMs = deps.activeMs ?? MINUTE;
+    this.reopenMs = deps.reopenMs ?? 4 * 3600_000;
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** A request of a play: starts it (and its history row) or keeps it going. */
+  async seen(input: PlaySeen): Promise<void> {
+    const key = playKey(input.holder, input.fileId, input.device);
+    const now = this.nowMs();
+    const play = this.plays.get(key);
+    if (play !== undefined && now - play.lastSeenMs <= this.reopenMs) {
+      this.keepGoing(play, now);
+      if (input.mode !== undefined) play.mode = input.mode;
+      return;
+    }
+    let start = this.starting.get(key);
+    if (start === undefined) {
+      // Parallel range requests of one new play make one row.
+      start = this.start(key, input, now).finally(() => this.starting.delete(key));
+      this.starting.set(key, start);
+    }
+    await start;
+  }
+
+  private keepGoing(play: Play, now: number, position?: number): void {
+    play.lastSeenMs = now;
+    play.last_seen_at = new Date(now).toISOString();
+    if (position !== undefined) play.position_seconds = position;
+    if (position !== undefined || now - play.writtenMs >= MINUTE) {
+      play.writtenMs = now;
+      void this.deps.history.touch(play.historyId, play.last_seen_at, position).catch(() => undefined);
+    }
+  }
+
+  private async start(key: string, input: PlaySeen, now: number): Promise<Play | null> {
+    const { history } = this.deps;
+    const facts = await history.fileFacts(input.fileId);
+    if (facts === undefined) return null; // the route answers 404 anyway
+    const mode = input.mode ?? (await this.deps.modeOf(input.fileId, input.device));
+    const iso = new Date(now).toISOString();
+    const duration = readCapabilities(facts.capabilities_json)?.duration_seconds ?? null;
+    const durationSeconds = duration !== null && Number.isFinite(duration) ? Math.round(duration) : null;
+    const open = await history.latestOpen(
+      input.holder.userId,
+      input.fileId,
+      input.device,
+      new Date(now - this.reopenMs).toISOString(),
+    );
+    let historyId: number;
+    if (open !== undefined) {
+      historyId = open.id;
+      await history.touch(open.id, iso);
+    } else {
+      historyId = await history.insert({
+        user_id: input.holder.userId,
+        media_file_id: input.fileId,
+        movie_id: facts.movie_id,
+        title: facts.title,
+        device: input.device,
+        mode,
+        started_at: iso,
+        updated_at: iso,
+        position_seconds: 0,
+        duration_seconds: durationSeconds,
+      });
+    }
+    const play: Play = {
+      key,
+      holder: input.holder,
+      historyId,
+      lastSeenMs: now,
+      writtenMs: now,
+      id: this.nextId++,
+      user_id: input.holder.userId,
+      user_name: (await history.userName(input.holder.userId)) ?? `user ${input.holder.userId}`,
+      credential: { kind: input.holder.credential.kind, id: input.holder.credential.id },
+      media_file_id: input.fileId,
+      movie_id: facts.movie_id,
+      title: facts.title,
+      device: input.device,
+      mode,
+      conversion_speed: null,
+      position_seconds: open?.position_seconds ?? 0,
+      duration_seconds: durationSeconds,
+      started_at: open?.started_at ?? iso,
+      last_seen_at: iso,
+    };
+    this.plays.set(key, play);
+    this.forgetOld(now);
+    return play;
+  }
+
+  /**
+   * A progress report (PUT …/progress) of `userId`: moves the person's play of the file on (the one
+   * seen last, on any device), else their latest history row of it within `reopenMs`, else starts a
+   * row on device `unknown`.
+   */
+  async progress(userId: number, fileId: number, positionSeconds: number): Promise<void> {
+    const now = this.nowMs();
+    let latest: Play | null = null;
+    for (const play of this.plays.values()) {
+      if (play.user_id !== userId || play.media_file_id !== fileId) continue;
+      if (latest === null || play.lastSeenMs > latest.lastSeenMs) latest = play;
+    }
+    if (latest !== null && now - latest.lastSeenMs <= this.reopenMs) {
+      this.keepGoing(latest, now, positionSeconds);
+      return;
+    }
+    const { history } = this.deps;
+    const iso = new Date(now).toISOString();
+    const open = await history.latestOpen(userId, fileId, null, new Date(now - this.reopenMs).toISOString());
+    if (open !== undefined) {
+      await history.touch(open.id, iso, positionSeconds);
+      return;
+    }
+    const facts = await history.fileFacts(fileId);
+    if (facts === undefined) return;
+    const duration = readCapabilities(facts.capabilities_json)?.duration_seconds ?? null;
+    await history.insert({
+      user_id: userId,
+      media_file_id: fileId,
+      movie_id: facts.movie_id,
+      title: facts.title,
+      device: 'unknown',
+      mode: 'unknown',
+      started_at: iso,
+      updated_at: iso,
+      position_seconds: positionSeconds,
+      duration_seconds: duration !== null && Number.isFinite(duration) ? Math.round(duration) : null,
+    });
+  }
+
+  /** The plays seen within the last minute, newest first, with their conversions' speed. */
+  active(): ActivePlay[] {
+    const now = this.nowMs();
+    this.forgetOld(now);
+    const out: ActivePlay[] = [];
+    for (const play of this.plays.values()) {
+      if (now - play.lastSeenMs > this.activeMs) continue;
+      const speed =
+        play.mode === 'converted' ? this.deps.conversions.speed(play.media_file_id, play.device) : null;
+      out.push(publicView({ ...play, conversion_speed: speed }));
+    }
+    return out.sort((a, b) =>
+      a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : b.id - a.id,
+    );
+  }
+
+  /**
+   * Stops a play: its credential's tokens for the file end (the next request is 401), its HLS
+   * conversion stops, and it leaves the list.
+   * @throws AppError 404 when no such play is going on
+   */
+  async stop(playId: number): Promise<ActivePlay> {
+    const play = [...this.plays.values()].find((p) => p.id === playId);
+    if (play === undefined) {
+      throw new AppError('not_found', {
+        status: 404,
+        message: `No play ${playId} is going on.`,
+        hint: 'GET /api/sessions/active lists the plays going on now.',
+      });
+    }
+    this.deps.tokens.stop(play.holder, play.media_file_id);
+    this.plays.delete(play.key);
+    // The person's listings hand out URLs past the stop (their cached ones are dead now).
+    this.deps.listing.changed({ files: [play.media_file_id], user: play.user_id });
+    await this.deps.conversions.stopRuns(play.media_file_id, play.device);
+    return publicView(play);
+  }
+
+  /** One person's history, newest first. */
+  async history(
+    userId: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: HistoryItem[]; total: number }> {
+    const { rows, total } = await this.deps.history.list(userId, limit, offset);
+    return { items: rows.map(historyItem), total };
+  }
+
+  /** Plays not seen for `reopenMs` are forgotten (a later request starts a new one). */
+  private forgetOld(now: number): void {
+    for (const [key, play] of this.plays) if (now - play.lastSeenMs > this.reopenMs) this.plays.delete(key);
+  }
+}
+
+function publicView(play: ActivePlay): ActivePlay {
+  return {
+    id: play.id,
+    user_id: play.user_id,
+    user_name: play.user_name,
+    credential: play.credential,
+    media_file_id: play.media_file_id,
+    movie_id: play.movie_id,
+    title: play.title,
+    device: play.device,
+    mode: play.mode,
+    conversion_speed: play.conversion_speed,
+    position_seconds: play.position_seconds,
+    duration_seconds: play.duration_seconds,
+    started_at: play.started_at,
+    last_seen_at: play.last_seen_at,
+  };
+}
+
+function historyItem(row: PlayHistoryRow): HistoryItem {
+  return {
+    id: row.id,
+    media_file_id: row.media_file_id,
+    movie_id: row.movie_id,
+    title: row.title,
+    device: row.device,
+    mode: row.mode,
+    started_at: row.started_at,
+    updated_at: row.updated_at,
+    position_seconds: row.position_seconds,
+    duration_seconds: row.duration_seconds,
+  };
+}
