@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +23,6 @@ function halfSpeedFfmpeg(dir: string): string {
   return path;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
 interface Edition {
   media_file_id: number;
   stream_url: string;
@@ -37,10 +34,26 @@ describe('households: own watch state, history, tokens that end, what plays now'
   let t: TestServer;
   let dir: string;
   let ids: Record<string, { movieId: number; fileId: number }>;
-  const secrets = { anna: 'anna-session-secret-0123456789', ben: 'ben-session-secret-0123456789' };
-  const benKey = 'ben-playback-key-0123456789abcdef';
+  /** A person's credential: a bearer (the admin token, a key) or a signed-in browser's cookie and CSRF token. */
+  type Cred = string | { cookie: string; csrf: string };
+  const secrets: Record<'anna' | 'ben', Cred> = { anna: '', ben: '' };
+  let benKey = '';
   const sessionIds: Record<string, number> = {};
   let benKeyId = 0;
+  const PASSWORD = 'a-long-household-password';
+
+  /** Signs a person in through POST /api/sessions, as the sign-in page does. */
+  async function signIn(name: string): Promise<{ cookie: string; csrf: string }> {
+    const res = await fetch(`${t.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, password: PASSWORD }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { csrf_token } = (await res.json()) as { csrf_token: string };
+    return { cookie, csrf: csrf_token };
+  }
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reelshelf-households-'));
@@ -52,60 +65,31 @@ describe('households: own watch state, history, tokens that end, what plays now'
     const db = t.server.database.db;
     ids = await registerFiles(db, dir, files);
     await t.server.services.analysis.analyzePending();
-    // Two members, each signed in on a device (a session whose secret the test holds), and a
-    // playback key of Ben's: rows as the people/auth part stores them (SHA-256 hex of the secret).
-    const now = new Date().toISOString();
+    // Two members, made by the admin and each signed in on a browser, and a playback key an admin
+    // made for Ben's TV: all through the people API.
     for (const name of ['anna', 'ben'] as const) {
-      const user = await db
-        .insertInto('users')
-        .values({
-          name,
-          name_key: name,
-          password_hash: null,
-          role: 'member',
-          max_certification: null,
-          allow_unrated: 1,
-          pin_hash: null,
-          pin_locked_until: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const session = await db
-        .insertInto('sessions')
-        .values({
-          user_id: user.id,
-          secret_hash: sha256(secrets[name]),
-          kind: 'device',
-          created_at: now,
-          last_seen_at: now,
-          expires_at: null,
-          revoked_at: null,
-          address: null,
-          user_agent: null,
-          app_name: null,
-          device_name: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      sessionIds[name] = session.id;
+      const made = await t.api('/api/users', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, password: PASSWORD, role: 'member' }),
+      });
+      assert.equal(made.status, 201, await made.clone().text());
+      const user = (await made.json()) as { id: number };
+      const session = await signIn(name);
+      secrets[name] = session;
+      sessionIds[name] = (
+        (await (await as(session, '/api/me')).json()) as { credential: { id: number } }
+      ).credential.id;
       if (name === 'ben') {
-        const key = await db
-          .insertInto('api_keys')
-          .values({
-            user_id: user.id,
-            name: 'living-room TV',
-            scope: 'playback',
-            key_hash: sha256(benKey),
-            created_at: now,
-            last_used_at: null,
-            last_used_address: null,
-            revoked_at: null,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        benKeyId = key.id;
+        const key = await t.api('/api/keys', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'living-room TV', scope: 'playback', user: user.id }),
+        });
+        assert.equal(key.status, 201, await key.clone().text());
+        const made = (await key.json()) as { id: number; key: string };
+        benKey = made.key;
+        benKeyId = made.id;
       }
     }
   });
@@ -114,14 +98,18 @@ describe('households: own watch state, history, tokens that end, what plays now'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const as = (bearer: string, path: string, init: RequestInit = {}) => {
+  const as = (cred: Cred, path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${bearer}`);
+    if (typeof cred === 'string') headers.set('authorization', `Bearer ${cred}`);
+    else {
+      headers.set('cookie', cred.cookie);
+      if ((init.method ?? 'GET') !== 'GET') headers.set('x-csrf-token', cred.csrf);
+    }
     return fetch(`${t.url}${path}`, { ...init, headers });
   };
   const fileId = (name: string) => ids[name]?.fileId ?? 0;
 
-  async function edition(bearer: string, name: string): Promise<Edition> {
+  async function edition(bearer: Cred, name: string): Promise<Edition> {
     const res = await as(bearer, '/library?device=web');
     assert.equal(res.status, 200);
     const body = (await res.json()) as LibraryResponse;
@@ -247,11 +235,7 @@ describe('households: own watch state, history, tokens that end, what plays now'
     assert.equal((await play(byKey.stream_url)).status, 206);
     // Ben's session's URL of the same file: a token of another credential lives on.
     const bySession = await edition(secrets.ben, 'direct');
-    await db
-      .updateTable('api_keys')
-      .set({ revoked_at: new Date().toISOString() })
-      .where('id', '=', benKeyId)
-      .execute();
+    assert.equal((await t.api(`/api/keys/${benKeyId}`, { method: 'DELETE' })).status, 204);
     const refused = await play(byKey.stream_url);
     assert.equal(refused.status, 401);
     const why = (await (await fetch(`${t.url}${byKey.stream_url}`)).json()) as { reason: string };
@@ -267,11 +251,8 @@ describe('households: own watch state, history, tokens that end, what plays now'
     assert.equal((await play(bySession.stream_url)).status, 401, 'expired session');
     const annas = await edition(secrets.anna, 'direct');
     assert.equal((await play(annas.stream_url)).status, 206);
-    await db
-      .updateTable('sessions')
-      .set({ revoked_at: new Date().toISOString() })
-      .where('id', '=', sessionIds.anna ?? 0)
-      .execute();
+    // Anna signs out: her session is revoked, and with it every token made from it.
+    assert.equal((await as(secrets.anna, '/api/sessions/current', { method: 'DELETE' })).status, 204);
     const gone = await fetch(`${t.url}${annas.stream_url}`);
     assert.equal(gone.status, 401);
     const body = (await gone.json()) as { error: string; message: string; reason: string };
@@ -281,28 +262,7 @@ describe('households: own watch state, history, tokens that end, what plays now'
     // The admin token's tokens have no row to end.
     assert.equal((await play((await edition(t.token, 'direct')).stream_url)).status, 206);
     // Sign Anna back in (a new session) for the next test.
-    const now = new Date().toISOString();
-    const again = await db
-      .insertInto('sessions')
-      .values({
-        user_id: (
-          await db.selectFrom('users').select('id').where('name_key', '=', 'anna').executeTakeFirstOrThrow()
-        ).id,
-        secret_hash: sha256(`${secrets.anna}-2`),
-        kind: 'device',
-        created_at: now,
-        last_seen_at: now,
-        expires_at: null,
-        revoked_at: null,
-        address: null,
-        user_agent: null,
-        app_name: null,
-        device_name: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    sessionIds.anna = again.id;
-    secrets.anna = `${secrets.anna}-2`;
+    secrets.anna = await signIn('anna');
   });
 
   it('an admin sees what plays now and stops a play: its HLS run ends, its next segment is 401', async () => {

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gunzip, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import { CONTRACT_HASH } from '@reelshelf/contract';
 import type { ListingCoding } from '../../domain/library-listing/accept-encoding.ts';
 import { cutsAfter } from '../../domain/library-listing/chunks.ts';
@@ -14,15 +14,15 @@ import {
   type Listing,
   compressPieces,
   gzipMember,
+  listingIdentity,
   listingOrder,
   mergeSorted,
   olderThan,
   sameVersion,
+  servedCoding,
 } from './listing-pieces.ts';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
-const brotliAsync = promisify(brotliCompress);
 
 /** The answer to a GET /library (the route turns it into headers and a body). */
 export interface ListingAnswer {
@@ -144,7 +144,7 @@ export class LibraryListingService {
     }
     const listing = await this.listing(key, device, viewer, version);
     if (page !== null) return this.pageAnswer(listing, page, coding);
-    const served = this.servedCoding(listing, coding);
+    const served = servedCoding(listing, coding, this.brotliQuality);
     return {
       etag: this.etag(listing.version, device, audience, null, served),
       notModified: false,
@@ -154,7 +154,7 @@ export class LibraryListingService {
           ? listing.gzip
           : served === 'br'
             ? (listing.br as Buffer)
-            : await this.identity(listing),
+            : await listingIdentity(listing),
       total: listing.order.length,
     };
   }
@@ -252,42 +252,6 @@ export class LibraryListingService {
       this.tags.set(key, tag);
     }
     return tag;
-  }
-
-  /** br when it is ready (it is made in the background once asked for; gzip until then). */
-  private servedCoding(listing: Listing, coding: ListingCoding): ListingCoding {
-    if (coding !== 'br') return coding;
-    if (listing.br !== null) return 'br';
-    if (!listing.brBuilding) {
-      listing.brBuilding = true;
-      void this.identity(listing)
-        .then((source) =>
-          brotliAsync(source, {
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: this.brotliQuality,
-              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-              [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
-            },
-          }),
-        )
-        .then((br) => {
-          listing.br = br;
-          listing.bytes += br.length;
-        })
-        .catch(() => {
-          listing.brBuilding = false;
-        });
-    }
-    return 'gzip';
-  }
-
-  /** The uncompressed bytes, made once on demand: the gzip member inflated (on the thread pool). */
-  private identity(listing: Listing): Promise<Buffer> {
-    listing.identity ??= gunzipAsync(listing.gzip).then((bytes) => {
-      listing.bytes += bytes.length;
-      return bytes;
-    });
-    return listing.identity;
   }
 
   private async pageAnswer(

@@ -6,7 +6,7 @@
  * pieces whose items, or whose predecessor's items, changed (docs/architecture.md, "The listing cache").
  */
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, deflateRawSync } from 'node:zlib';
+import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip } from 'node:zlib';
 import type { Badge } from '../../domain/badges.ts';
 import {
   GZIP_HEADER,
@@ -19,6 +19,8 @@ import type { ListingVersion } from './library-generation.ts';
 import type { ListingViewer } from './library.service.ts';
 
 const deflateRawAsync = promisify(deflateRaw);
+const gunzipAsync = promisify(gunzip);
+const brotliAsync = promisify(brotliCompress);
 
 /** What the cache keeps of one listed item: its JSON, and what decides when it must be presented again. */
 export interface ItemRecord {
@@ -217,4 +219,44 @@ export function mergeSorted(a: ItemRecord[], b: ItemRecord[]): ItemRecord[] {
   while (i < a.length) out.push(a[i++] as ItemRecord);
   while (j < b.length) out.push(b[j++] as ItemRecord);
   return out;
+}
+
+/** The uncompressed bytes of a kept listing, made once on demand: the gzip member inflated (on the thread pool). */
+export function listingIdentity(listing: Listing): Promise<Buffer> {
+  listing.identity ??= gunzipAsync(listing.gzip).then((bytes) => {
+    listing.bytes += bytes.length;
+    return bytes;
+  });
+  return listing.identity;
+}
+
+/** br when it is ready (it is made in the background once asked for; gzip until then). */
+export function servedCoding(
+  listing: Listing,
+  coding: 'gzip' | 'br' | 'identity',
+  brotliQuality: number,
+): 'gzip' | 'br' | 'identity' {
+  if (coding !== 'br') return coding;
+  if (listing.br !== null) return 'br';
+  if (!listing.brBuilding) {
+    listing.brBuilding = true;
+    void listingIdentity(listing)
+      .then((source) =>
+        brotliAsync(source, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+          },
+        }),
+      )
+      .then((br) => {
+        listing.br = br;
+        listing.bytes += br.length;
+      })
+      .catch(() => {
+        listing.brBuilding = false;
+      });
+  }
+  return 'gzip';
 }
