@@ -195,7 +195,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerPlaybackRoutes(api, services.playback);
     registerHlsRoutes(api, services.hls, services.streams, services.tokens, services.plays);
     registerSubtitleRoutes(api, services.subtitles, services.streams);
-    registerPlayRoutes(api, services.plays, services.watch);
+    registerPlayRoutes(api, services.plays, services.watch, services.visibility);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);

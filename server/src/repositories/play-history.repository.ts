@@ -1,3 +1,5 @@
+import type { CertificationFilter } from '../domain/people/visibility.ts';
+import { movieVisible } from './visibility.repository.ts';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PlayHistoryTable } from '../db/schema.ts';
@@ -87,21 +89,25 @@ export class PlayHistoryRepository {
     userId: number,
     limit: number,
     offset: number,
+    visible: CertificationFilter | null = null,
   ): Promise<{ rows: PlayHistoryRow[]; total: number }> {
-    const [rows, count] = await Promise.all([
+    // What the person may see now (a lowered limit hides what they played before), counted alike.
+    const mine = () =>
       this.db
-        .selectFrom('play_history')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('started_at', 'desc')
-        .orderBy('id', 'desc')
+        .selectFrom('play_history as h')
+        .leftJoin('movies as m', 'm.id', 'h.movie_id')
+        .where('h.user_id', '=', userId)
+        .where(movieVisible(visible, 'm.certification'));
+    const [rows, count] = await Promise.all([
+      mine()
+        .selectAll('h')
+        .orderBy('h.started_at', 'desc')
+        .orderBy('h.id', 'desc')
         .limit(limit)
         .offset(offset)
         .execute(),
-      this.db
-        .selectFrom('play_history')
+      mine()
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
         .executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(count.n) };

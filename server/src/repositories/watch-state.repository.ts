@@ -1,3 +1,5 @@
+import type { CertificationFilter } from '../domain/people/visibility.ts';
+import { movieVisible } from './visibility.repository.ts';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { WatchStateTable } from '../db/schema.ts';
@@ -47,7 +49,12 @@ export class WatchStateRepository {
    * The person's files with a resume position and not watched, present on disk, the most recently
    * saved first.
    */
-  async resumable(userId: number, limit: number): Promise<ResumableRow[]> {
+  /** `visible`: the person's content limit as SQL (repositories/visibility.repository.ts); null: none. */
+  async resumable(
+    userId: number,
+    limit: number,
+    visible: CertificationFilter | null = null,
+  ): Promise<ResumableRow[]> {
     return this.db
       .selectFrom('watch_state as w')
       .innerJoin('media_files as f', 'f.id', 'w.media_file_id')
@@ -64,6 +71,7 @@ export class WatchStateRepository {
       .where('w.position_seconds', '>', 0)
       .where('w.watched', '=', 0)
       .where('f.status', '=', 'present')
+      .where(movieVisible(visible, 'm.certification'))
       .orderBy('w.updated_at', 'desc')
       .orderBy('w.media_file_id', 'desc')
       .limit(limit)

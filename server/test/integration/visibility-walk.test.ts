@@ -394,6 +394,61 @@ describe('visibility: a child walks every route', () => {
     }
   });
 
+  it('a film whose limit is lowered after it was played leaves the child’s history, continue row and their counts; its old token serves nothing', async () => {
+    const { movieId, fileId } = ids.pg;
+    const info = (await (await as('child', `/api/media-file/${fileId}/playback`)).json()) as {
+      stream_url: string;
+    };
+    const saved = await as('child', `/api/media-file/${fileId}/progress`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ position_seconds: 2 }),
+    });
+    assert.equal(saved.status, 200, await saved.clone().text());
+    const mine = async () => ({
+      history: (await (await as('child', '/api/me/history')).json()) as {
+        items: { media_file_id: number | null }[];
+        total: number;
+      },
+      resume: (await (await as('child', '/api/me/continue')).json()) as {
+        items: { media_file_id: number }[];
+      },
+      page: await (await as('child', '/history', { accept: 'text/html' })).text(),
+    });
+    const before = await mine();
+    assert.ok(
+      before.history.items.some((i) => i.media_file_id === fileId),
+      'played: in the history',
+    );
+    assert.ok(
+      before.resume.items.some((i) => i.media_file_id === fileId),
+      'stopped early: to continue',
+    );
+    assert.match(before.page, /Puppy Parade/);
+    const patch = (certification: string) =>
+      as('admin', `/api/movies/${movieId}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ certification }),
+      });
+    assert.equal((await patch('R')).status, 200);
+    try {
+      const after = await mine();
+      assert.ok(!after.history.items.some((i) => i.media_file_id === fileId), JSON.stringify(after.history));
+      assert.equal(
+        after.history.total,
+        before.history.total - before.history.items.filter((i) => i.media_file_id === fileId).length,
+      );
+      assert.equal(after.history.total, after.history.items.length, 'the count agrees with what is shown');
+      assert.ok(!after.resume.items.some((i) => i.media_file_id === fileId));
+      assert.doesNotMatch(after.page, /Puppy Parade/);
+      const stream = await fetch(`${base}${info.stream_url}`, { headers: { range: 'bytes=0-99' } });
+      assert.equal(stream.status, 404, 'a token made before the limit changed serves nothing');
+    } finally {
+      assert.equal((await patch('PG')).status, 200);
+    }
+  });
+
   it('a job naming a hidden film is hidden too (the by-id guard reads its payload)', async () => {
     const db = server.database.db;
     const now = new Date().toISOString();

@@ -259,7 +259,9 @@ export class Pages {
     }
     // The person's films to continue, on top of the plain first page.
     const plain = query.q === '' && query.page === 1;
-    const resume = plain ? await this.services.watch.continueWatching(viewer.userId, 12) : [];
+    const resume = plain
+      ? await this.services.watch.continueWatching(viewer.userId, 12, this.services.visibility.filter(viewer))
+      : [];
     return this.page(request, reply, {
       title: query.q === '' ? 'Library' : `“${query.q}” in the library`,
       current: 'library',
@@ -486,6 +488,7 @@ export class Pages {
           principalOf(request).userId,
           limit,
           offset,
+          this.services.visibility.filter(principalOf(request)),
         );
         return this.page(request, reply, {
           title: 'Your history',

@@ -1,3 +1,4 @@
+import type { VisibilityService } from '../../services/people/visibility.service.ts';
 import type { FastifyInstance } from 'fastify';
 import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import type { WatchStateService } from '../../services/library/watch-state.service.ts';
@@ -27,18 +28,31 @@ export function registerPlayRoutes(
   app: FastifyInstance,
   plays: NowPlayingService,
   watch: WatchStateService,
+  visibility: Pick<VisibilityService, 'filter'>,
 ): void {
   app.get<{ Querystring: { limit: number; offset: number } }>(
     '/api/me/history',
     { schema: { querystring: historyQuery } },
-    async (request) => plays.history(principalOf(request).userId, request.query.limit, request.query.offset),
+    async (request) => {
+      const viewer = principalOf(request);
+      return plays.history(
+        viewer.userId,
+        request.query.limit,
+        request.query.offset,
+        visibility.filter(viewer),
+      );
+    },
   );
 
   app.get<{ Querystring: { limit: number } }>(
     '/api/me/continue',
     { schema: { querystring: continueQuery } },
     async (request) => ({
-      items: await watch.continueWatching(principalOf(request).userId, request.query.limit),
+      items: await watch.continueWatching(
+        principalOf(request).userId,
+        request.query.limit,
+        visibility.filter(principalOf(request)),
+      ),
     }),
   );
 

@@ -1,3 +1,4 @@
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import type { WatchState, WatchStateInput } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { notFound } from '../../errors.ts';
@@ -30,9 +31,16 @@ export class WatchStateService {
     private readonly listener: ProgressListener | null = null,
   ) {}
 
-  /** The person's films stopped in the middle (position > 0, not watched), newest first. */
-  async continueWatching(userId: number, limit = 20): Promise<ContinueItem[]> {
-    const rows = await this.states.resumable(userId, limit);
+  /**
+   * The person's films stopped in the middle (position > 0, not watched), newest first; only those
+   * their content limit (`visible`, VisibilityService.filter) lets through now.
+   */
+  async continueWatching(
+    userId: number,
+    limit = 20,
+    visible: CertificationFilter | null = null,
+  ): Promise<ContinueItem[]> {
+    const rows = await this.states.resumable(userId, limit, visible);
     return rows.map((r) => ({
       media_file_id: r.media_file_id,
       movie_id: r.movie_id,

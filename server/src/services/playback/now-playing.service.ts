@@ -1,3 +1,4 @@
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import type { Clock } from '../../adapters/clock.ts';
 import type { ListingChange } from '../../domain/library-listing/changes.ts';
 import type { TokenHolder } from '../../domain/playback-token.ts';
@@ -277,13 +278,14 @@ export class NowPlayingService {
     return publicView(play);
   }
 
-  /** One person's history, newest first. */
+  /** One person's history, newest first: what their content limit (`visible`) lets through now. */
   async history(
     userId: number,
     limit: number,
     offset: number,
+    visible: CertificationFilter | null = null,
   ): Promise<{ items: HistoryItem[]; total: number }> {
-    const { rows, total } = await this.deps.history.list(userId, limit, offset);
+    const { rows, total } = await this.deps.history.list(userId, limit, offset, visible);
     return { items: rows.map(historyItem), total };
   }
 
