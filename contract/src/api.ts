@@ -278,3 +278,48 @@ export interface ImportInvalidError {
 
 /** GET /api/export?format= */
 export type ExportFormat = 'json' | 'csv';
+
+// Issue 22: each person's plays (types shared by the server and the client; not in the hashed bundle).
+
+/** One of the signed-in person's plays (GET /api/me/history). */
+export interface HistoryItem {
+  id: number;
+  media_file_id: number | null;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  /** `direct`, `converted`, or `unknown` (only progress was reported, no stream seen). */
+  mode: string;
+  started_at: string;
+  updated_at: string;
+  position_seconds: number;
+  duration_seconds: number | null;
+}
+
+/** A film the signed-in person stopped in the middle (GET /api/me/continue). */
+export interface ContinueItem {
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  position_seconds: number;
+  updated_at: string;
+}
+
+/** A play going on now (GET /api/sessions/active, admins). */
+export interface ActivePlay {
+  id: number;
+  user_id: number;
+  user_name: string;
+  credential: { kind: 'admin-token' | 'session' | 'key'; id: number | null };
+  media_file_id: number;
+  movie_id: number | null;
+  title: string;
+  device: string;
+  mode: 'direct' | 'converted';
+  /** Of the HLS conversion serving it (1 = real time), when one runs. */
+  conversion_speed: number | null;
+  position_seconds: number;
+  duration_seconds: number | null;
+  started_at: string;
+  last_seen_at: string;
+}

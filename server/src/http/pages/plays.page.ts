@@ -1,6 +1,5 @@
 import { formatDuration } from '../../domain/format-duration.ts';
-import type { ContinueItem } from '../../services/library/watch-state.service.ts';
-import type { ActivePlay, HistoryItem } from '../../services/playback/now-playing.service.ts';
+import type { ActivePlay, ContinueItem, HistoryItem } from '@reelshelf/contract';
 import { type Html, html } from './html.ts';
 
 /** "12:34 of 1:45:00" (the position alone when the length is not known). */

@@ -1,5 +1,6 @@
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
-import type { WatchState, WatchStateInput } from '@reelshelf/contract';
+import type { ContinueItem, WatchState, WatchStateInput } from '@reelshelf/contract';
+
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { notFound } from '../../errors.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
@@ -8,15 +9,6 @@ import type { WatchStateRepository } from '../../repositories/watch-state.reposi
 /** Told of every saved position (the play history and "now playing" move on with it). */
 export interface ProgressListener {
   progress(userId: number, mediaFileId: number, positionSeconds: number): Promise<void>;
-}
-
-/** A film to continue: GET /api/me/continue. */
-export interface ContinueItem {
-  media_file_id: number;
-  movie_id: number | null;
-  title: string;
-  position_seconds: number;
-  updated_at: string;
 }
 
 /**

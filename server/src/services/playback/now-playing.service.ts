@@ -1,3 +1,4 @@
+import type { ActivePlay, HistoryItem } from '@reelshelf/contract';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import type { Clock } from '../../adapters/clock.ts';
 import type { ListingChange } from '../../domain/library-listing/changes.ts';
@@ -16,41 +17,6 @@ export interface PlaySeen {
   device: string;
   /** Known to the stream route (file or artifact); else asked of `modeOf` when the play starts. */
   mode?: PlayMode;
-}
-
-/** One play going on now, as GET /api/sessions/active lists it. */
-export interface ActivePlay {
-  id: number;
-  user_id: number;
-  user_name: string;
-  /** How the person signed in: `admin-token`, `session` or `key`, with its row id. */
-  credential: { kind: TokenHolder['credential']['kind']; id: number | null };
-  media_file_id: number;
-  movie_id: number | null;
-  title: string;
-  device: string;
-  mode: PlayMode;
-  /** Of the HLS conversion serving it (1 = real time), when one runs. */
-  conversion_speed: number | null;
-  position_seconds: number;
-  duration_seconds: number | null;
-  started_at: string;
-  last_seen_at: string;
-}
-
-/** One row of a person's history (GET /api/me/history). */
-export interface HistoryItem {
-  id: number;
-  media_file_id: number | null;
-  movie_id: number | null;
-  title: string;
-  device: string;
-  /** `unknown` for a play reported only by progress (no stream of it was seen). */
-  mode: string;
-  started_at: string;
-  updated_at: string;
-  position_seconds: number;
-  duration_seconds: number | null;
 }
 
 /** What the registry needs of HLS: the speed of a file's conversion, and a way to end it. */
