@@ -70,6 +70,7 @@ export async function createServer(
     accelRedirect: config.accelRedirect,
     trustProxy: config.trustProxy,
     sessionMaxDays: config.sessionMaxDays,
+    jellyfinKey: secrets.getOrCreate('jellyfin-key').value,
     ...(overrides.httpTimeouts === undefined ? {} : { timeouts: overrides.httpTimeouts }),
   });
   let closing: Promise<void> | null = null;

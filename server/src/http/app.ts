@@ -26,6 +26,10 @@ import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
+import { hostname } from 'node:os';
+import { JellyfinIds } from '../domain/jellyfin/ids.ts';
+import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
+import { registerJellyfinRoutes } from './jellyfin/jellyfin.routes.ts';
 
 /** Time a client has to send its request headers (nginx's client_header_timeout). */
 export const HEADERS_TIMEOUT_MS = 60_000;
@@ -44,6 +48,8 @@ export interface HttpOptions {
   trustProxy?: boolean | number | string;
   /** REELSHELF_SESSION_MAX_DAYS: how long the session cookie lives. */
   sessionMaxDays?: number;
+  /** The data dir's secret behind the Jellyfin facade's ids and image tags (stable across restarts). */
+  jellyfinKey: string;
   /** Test seam: the slow-client limits at a scale a test can wait for (production: the constants). */
   timeouts?: HttpTimeouts;
 }
@@ -94,6 +100,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       },
     },
     bodyLimit: options.bodyLimitBytes,
+    // The Jellyfin facade's paths are case-insensitive and tolerate /emby (http/jellyfin/credentials.ts).
+    rewriteUrl: (req) => rewriteJellyfinUrl(req.url ?? '/'),
     // A hop count trusts that many proxies in front (proxy-addr's function form of a number).
     trustProxy:
       typeof options.trustProxy === 'number'
@@ -166,6 +174,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   const cookies = new SessionCookies(services.sessions, (options.sessionMaxDays ?? 30) * 86_400);
   registerAuth(app, {
     resolve: async (request) => {
+      // Jellyfin apps send MediaBrowser headers (or X-Emby-Token, api_key): read in one place.
+      if (isJellyfinUrl(request.url)) return jellyfinPrincipal(request, services.sessions);
       const token = bearerToken(request);
       if (token === null) return cookies.authenticate(request);
       const principal = await services.authentication.bearer(token, request.ip);
@@ -187,6 +197,11 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
     registerSystemRoutes(api, services.status);
+    registerJellyfinRoutes(api, {
+      sessions: services.sessions,
+      ids: new JellyfinIds(options.jellyfinKey),
+      serverName: `reelshelf on ${hostname()}`,
+    });
     registerMovieRoutes(api, services.movies, services.visibility);
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);
     registerDeviceRoutes(api, services.devices);

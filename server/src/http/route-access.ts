@@ -21,6 +21,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /stream/media_file/:id/hls/:rendition/index.m3u8': 'public',
   'GET /stream/media_file/:id/hls/:rendition/:segment': 'public',
   'GET /stream/media_file/:id/subtitles/:track': 'public',
+  // The Jellyfin facade's server rating and sign-in (http/jellyfin/; paths lower-cased on arrival).
+  'GET /jellyfin/system/info/public': 'public',
+  'POST /jellyfin/users/authenticatebyname': 'public',
 
   // Any signed-in person.
   'POST /sign-out': 'signed-in',

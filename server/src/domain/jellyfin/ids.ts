@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'n
  * or mistyped id fail the check (2^-72); the encryption hides the row number, so neighbouring rows
  * do not have neighbouring ids. Both keys are derived from one server secret kept in the data dir.
  */
-export type JellyfinIdKind = 'movie' | 'media-source' | 'folder' | 'person' | 'user' | 'server';
+export type JellyfinIdKind = 'movie' | 'media-source' | 'folder' | 'person' | 'user' | 'server' | 'session';
 
 export interface JellyfinRef {
   kind: JellyfinIdKind;
@@ -24,6 +24,7 @@ const KIND_CODES: Record<JellyfinIdKind, number> = {
   person: 4,
   user: 5,
   server: 6,
+  session: 7,
 };
 const CODE_KINDS = new Map<number, JellyfinIdKind>(
   Object.entries(KIND_CODES).map(([kind, code]) => [code, kind as JellyfinIdKind]),

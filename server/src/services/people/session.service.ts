@@ -21,6 +21,12 @@ export interface SignInInput {
   userAgent: string | null;
 }
 
+/** An app signing in (a Jellyfin client): its own names, from its MediaBrowser header. */
+export interface DeviceSignInInput extends SignInInput {
+  appName: string | null;
+  deviceName: string | null;
+}
+
 export interface SignedIn {
   /** The cookie's value: shown to the browser once, kept only as its SHA-256. */
   secret: string;
@@ -79,7 +85,23 @@ export class SessionService {
       this.deps.guard.failed(input.address, account === '' ? null : account);
       throw unauthorized('The name or password is not right.');
     }
-    return this.open(user, input);
+    return this.open(user, input, 'browser');
+  }
+
+  /**
+   * Signs in an app that keeps a token (a Jellyfin client): the same checks and limits as
+   * `signIn`, then a device session — no idle end and no expiry (the apps have no way to sign in
+   * again by themselves), listed with the app and device names, ended only by a revocation.
+   */
+  async signInDevice(input: DeviceSignInInput): Promise<SignedIn> {
+    const account = nameKey(input.name);
+    this.deps.guard.check(input.address, account === '' ? null : account);
+    const user = await this.verify(account, input.password);
+    if (user === null) {
+      this.deps.guard.failed(input.address, account === '' ? null : account);
+      throw unauthorized('The name or password is not right.');
+    }
+    return this.open(user, input, 'device');
   }
 
   private async verify(account: string, password: string): Promise<UserRow | null> {
@@ -98,21 +120,25 @@ export class SessionService {
     return (await this.deps.hasher.verify(user.password_hash, password)) ? user : null;
   }
 
-  private async open(user: UserRow, input: SignInInput): Promise<SignedIn> {
+  private async open(
+    user: UserRow,
+    input: SignInInput | DeviceSignInInput,
+    kind: 'browser' | 'device',
+  ): Promise<SignedIn> {
     const secret = newSecret();
     const now = this.nowMs();
     const session = await this.deps.sessions.insert({
       user_id: user.id,
       secret_hash: secretHash(secret),
-      kind: 'browser',
+      kind,
       created_at: new Date(now).toISOString(),
       last_seen_at: new Date(now).toISOString(),
-      expires_at: new Date(now + this.deps.policy.maxMs).toISOString(),
+      expires_at: kind === 'device' ? null : new Date(now + this.deps.policy.maxMs).toISOString(),
       revoked_at: null,
       address: input.address,
       user_agent: input.userAgent?.slice(0, 300) ?? null,
-      app_name: null,
-      device_name: null,
+      app_name: 'appName' in input ? (input.appName?.slice(0, 100) ?? null) : null,
+      device_name: 'deviceName' in input ? (input.deviceName?.slice(0, 100) ?? null) : null,
     });
     return { secret, session, user };
   }

@@ -10,7 +10,7 @@ import {
   toWireJson,
 } from '../../../src/domain/jellyfin/wire.ts';
 
-const KINDS: JellyfinIdKind[] = ['movie', 'media-source', 'folder', 'person', 'user', 'server'];
+const KINDS: JellyfinIdKind[] = ['movie', 'media-source', 'folder', 'person', 'user', 'server', 'session'];
 
 describe('jellyfin: ids', () => {
   const ids = new JellyfinIds('server secret one');
