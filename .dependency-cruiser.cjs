@@ -22,6 +22,8 @@ const CAPABILITIES = {
   scan: ['library', 'metadata', 'system', 'people'],
   import: ['library', 'metadata', 'system', 'people'],
   playback: ['library', 'system', 'people'],
+  // jellyfin: the Jellyfin-compatible facade's use cases, over the library and its people.
+  jellyfin: ['library', 'playback', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -55,6 +55,7 @@ export async function createServer(
     tools,
     playbackKey,
     adminToken: apiToken,
+    jellyfinKey: secrets.getOrCreate('jellyfin-key').value,
     afterStagingWrite: overrides.afterStagingWrite,
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
@@ -70,7 +71,6 @@ export async function createServer(
     accelRedirect: config.accelRedirect,
     trustProxy: config.trustProxy,
     sessionMaxDays: config.sessionMaxDays,
-    jellyfinKey: secrets.getOrCreate('jellyfin-key').value,
     ...(overrides.httpTimeouts === undefined ? {} : { timeouts: overrides.httpTimeouts }),
   });
   let closing: Promise<void> | null = null;

@@ -27,7 +27,6 @@ import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
-import { JellyfinIds } from '../domain/jellyfin/ids.ts';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
 import { registerJellyfinRoutes } from './jellyfin/jellyfin.routes.ts';
 
@@ -48,8 +47,6 @@ export interface HttpOptions {
   trustProxy?: boolean | number | string;
   /** REELSHELF_SESSION_MAX_DAYS: how long the session cookie lives. */
   sessionMaxDays?: number;
-  /** The data dir's secret behind the Jellyfin facade's ids and image tags (stable across restarts). */
-  jellyfinKey: string;
   /** Test seam: the slow-client limits at a scale a test can wait for (production: the constants). */
   timeouts?: HttpTimeouts;
 }
@@ -199,7 +196,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerSystemRoutes(api, services.status);
     registerJellyfinRoutes(api, {
       sessions: services.sessions,
-      ids: new JellyfinIds(options.jellyfinKey),
+      ids: services.jellyfin.ids,
+      library: services.jellyfin,
       serverName: `reelshelf on ${hostname()}`,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

@@ -50,6 +50,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/collections': 'read',
   'GET /api/devices': 'read',
   'GET /artwork/:movieId/:kind': 'read',
+  // The Jellyfin facade's browsing (its token: a device session of the person).
+  'GET /jellyfin/userviews': 'read',
+  'GET /jellyfin/users/:userid/views': 'read',
+  'GET /jellyfin/items': 'read',
+  'GET /jellyfin/users/:userid/items': 'read',
+  'GET /jellyfin/items/:itemid': 'read',
+  'GET /jellyfin/users/:userid/items/:itemid': 'read',
 
   // Playing, and the person's own state.
   'GET /api/media-file/:id/playback': 'playback',

@@ -48,6 +48,10 @@ import { JobService } from './system/job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
+import { JellyfinIds } from '../domain/jellyfin/ids.ts';
+import { ImageTags } from '../domain/jellyfin/image-tags.ts';
+import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
+import { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -123,6 +127,8 @@ export interface Services {
   subtitleTracks: SubtitleTrackService;
   /** A text subtitle track as WebVTT (GET /stream/media_file/{id}/subtitles/{index}.vtt), converted once and cached. */
   subtitles: SubtitleVttService;
+  /** The Jellyfin facade's browsing (docs/jellyfin.md): views and items over /library's listing. */
+  jellyfin: JellyfinLibraryService;
 }
 
 export interface ServiceDeps {
@@ -134,6 +140,8 @@ export interface ServiceDeps {
   playbackKey: string;
   /** The data dir's admin token: signs in as the first admin (bearer, or as its password). */
   adminToken: string;
+  /** The data dir's secret behind the Jellyfin facade's ids and image tags (stable across restarts). */
+  jellyfinKey: string;
   /** Test seam: a cheaper password hasher (production: Argon2id at OWASP's cost). */
   passwordHasher?: PasswordHasher;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
@@ -376,7 +384,18 @@ export function buildServices(deps: ServiceDeps): Services {
     listing: generation,
     clock: deps.clock,
   });
+  const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
+  const jellyfin = new JellyfinLibraryService({
+    library,
+    movies,
+    visibility,
+    facts: new JellyfinFactsRepository(deps.db),
+    ids: jellyfinIds,
+    tags: new ImageTags(deps.jellyfinKey),
+    device: devices.resolve(undefined).id,
+  });
   return {
+    jellyfin,
     status,
     movies,
     library,

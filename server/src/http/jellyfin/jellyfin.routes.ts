@@ -4,7 +4,9 @@ import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import { jellyfinDate, toWireJson } from '../../domain/jellyfin/wire.ts';
 import { validationFailed } from '../../errors.ts';
 import type { SessionService } from '../../services/people/session.service.ts';
+import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-library.service.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
+import { registerJellyfinItemRoutes } from './items.routes.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -14,6 +16,7 @@ export interface JellyfinDeps {
   sessions: SessionService;
   ids: JellyfinIds;
   serverName: string;
+  library: JellyfinLibraryService;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -26,6 +29,7 @@ function sendWire(reply: { type(t: string): unknown }, body: unknown): string {
 
 export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps): void {
   const serverId = deps.ids.serverId;
+  registerJellyfinItemRoutes(app, deps.library);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {
