@@ -181,7 +181,8 @@ export class LibraryListingService {
     }
     const listing = await this.listing(key, device, viewer, version);
     const { body, total } = await limitedBody(listing, `${scope}|${coding}`, page, coding, {
-      visible: await this.visibility.visibleMovieIds(viewer),
+      // Read only when the body is made (a kept body needs no query).
+      visible: () => this.visibility.visibleMovieIds(viewer),
       unmatched: this.visibility.seesUnmatched(viewer),
       frame: (badges) => this.library.frame(device, badges),
       gzipLevel: this.gzipLevel,

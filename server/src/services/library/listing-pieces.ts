@@ -269,7 +269,7 @@ export function servedCoding(
 
 /**
  * A content-limited person's body of a kept listing: its items the limit lets through (`visible`:
- * movie ids, null for all; `unmatched`: files matched to no movie), with the health line and the
+ * reads the movie ids, null for all; `unmatched`: files matched to no movie), with the health line and the
  * total counted over those, so every count agrees with what is shown. Kept on the listing by limit,
  * coding and page (a few at most), since the same version gives the same bytes.
  */
@@ -279,7 +279,7 @@ export async function limitedBody(
   page: { offset: number; limit: number | null } | null,
   coding: 'gzip' | 'identity',
   rule: {
-    visible: ReadonlySet<number> | null;
+    visible: () => Promise<ReadonlySet<number> | null>;
     unmatched: boolean;
     frame: (badges: Badge[]) => object;
     gzipLevel: number;
@@ -288,8 +288,9 @@ export async function limitedBody(
   const made = `${scope}|${page === null ? '' : `${page.offset}.${page.limit}`}`;
   const kept = listing.limited.get(made);
   if (kept !== undefined) return kept;
+  const visible = await rule.visible();
   const shown = listing.order.filter((r) =>
-    r.sortTitle === null ? rule.unmatched : rule.visible === null || rule.visible.has(r.id),
+    r.sortTitle === null ? rule.unmatched : visible === null || visible.has(r.id),
   );
   const end = page === null || page.limit === null ? undefined : page.offset + page.limit;
   const slice = page === null ? shown : shown.slice(page.offset, end);
