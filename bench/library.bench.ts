@@ -134,6 +134,7 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
       '≤ 2',
       r.median / f.median <= 2,
     );
+    await benchChildListing(server, url, f.median, c.median);
     const peak = peakRssMb(server.pid);
     line(
       'server peak RSS so far',
@@ -146,6 +147,60 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A child's GET /library (issue 22): the kept listing filtered by their content limit and gzipped
+ * once per version (then kept). The seeded films carry no certification, so with `allow_unrated` the
+ * child sees all of them: the worst case (every item re-sent). Against the adult's cached 200 and
+ * the floor of the same run.
+ */
+async function benchChildListing(
+  server: ServerProcess,
+  url: string,
+  floorMs: number,
+  adultMs: number,
+): Promise<void> {
+  const admin = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await request(`${server.url}${path}`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify(body),
+      dispatcher: agent,
+    });
+    const parsed = (await res.body.json()) as Record<string, unknown>;
+    if (res.statusCode !== 201) throw new Error(`POST ${path}: ${res.statusCode} ${JSON.stringify(parsed)}`);
+    return parsed;
+  };
+  const child = await post('/api/users', {
+    name: 'Bench Child',
+    password: 'bench-child-password',
+    role: 'child',
+    max_certification: 'PG',
+    allow_unrated: true,
+  });
+  const key = await post('/api/keys', { name: 'bench', scope: 'read', user: child.id });
+  const gz = { authorization: `Bearer ${String(key.key)}`, 'accept-encoding': 'gzip' };
+  const first = await get(url, gz);
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) times.push(await timed(() => get(url, gz)));
+  const notModified: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    notModified.push(
+      await timed(async () => {
+        const r = await get(url, { ...gz, 'if-none-match': first.etag });
+        if (r.status !== 304) throw new Error(`child: expected 304, got ${r.status}`);
+      }),
+    );
+  }
+  const t = summarize(times);
+  const n = summarize(notModified);
+  line(
+    "a child's 200 (filtered once per version, every film shown)",
+    `p50 ${ms(t.median)}, p95 ${ms(t.p95)}; ratio to the floor ${(t.median / floorMs).toFixed(2)}, to the adult's cached 200 ${(t.median / adultMs).toFixed(1)}`,
+  );
+  line("a child's unchanged → 304", `p50 ${ms(n.median)}, p95 ${ms(n.p95)}`, '< 3 ms', n.median < 3);
 }
 
 function hasCommand(name: string): boolean {

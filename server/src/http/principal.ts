@@ -31,3 +31,9 @@ export function viewerOf(request: FastifyRequest): Viewer {
   const principal = principalOf(request);
   return { userId: principal.userId, limit: principal.limit };
 }
+
+/** The person a request reads or plays for; null when it carries no credential (public routes). */
+export function viewerOrNull(request: FastifyRequest): Viewer | null {
+  const principal = principals.get(request);
+  return principal === undefined ? null : { userId: principal.userId, limit: principal.limit };
+}

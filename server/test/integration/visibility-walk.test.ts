@@ -416,6 +416,11 @@ describe('visibility: a child walks every route', () => {
       page: await (await as('child', '/history', { accept: 'text/html' })).text(),
     });
     const before = await mine();
+    // The child's listing, asked twice: the second answer is the kept filtered body (and, below,
+    // not a stale one once the film is hidden).
+    const listed = async () => (await (await as('child', '/library')).text()).includes('Puppy Parade');
+    assert.equal(await listed(), true);
+    assert.equal(await listed(), true);
     assert.ok(
       before.history.items.some((i) => i.media_file_id === fileId),
       'played: in the history',
@@ -442,6 +447,7 @@ describe('visibility: a child walks every route', () => {
       assert.equal(after.history.total, after.history.items.length, 'the count agrees with what is shown');
       assert.ok(!after.resume.items.some((i) => i.media_file_id === fileId));
       assert.doesNotMatch(after.page, /Puppy Parade/);
+      assert.equal(await listed(), false, 'the kept filtered listing follows the change');
       const stream = await fetch(`${base}${info.stream_url}`, { headers: { range: 'bytes=0-99' } });
       assert.equal(stream.status, 404, 'a token made before the limit changed serves nothing');
     } finally {

@@ -1,16 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Access, permits } from '../../domain/people/access.ts';
 import { AppError } from '../../errors.ts';
-import { type Principal, principalOrNull, setPrincipal } from '../principal.ts';
+import { type Principal, setPrincipal } from '../principal.ts';
 import { routeAccess } from '../route-access.ts';
-
-/** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
-export function secretsEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** The bearer token of a request, or null. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -33,14 +25,6 @@ export interface AuthOptions {
 /** Where an unauthenticated page request is sent; `next` brings the person back after sign-in. */
 export function signInLocation(url: string): string {
   return url === '/' || url === '' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`;
-}
-
-/**
- * Whether the request carried valid credentials. Public routes answer everyone but may say more to
- * the admin (health shows the media tools' paths only then).
- */
-export function isAuthenticated(request: FastifyRequest): boolean {
-  return principalOrNull(request) !== null;
 }
 
 /** The access a request's route needs (a request that matched no route: `admin`, answered 404 after). */

@@ -1,19 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Viewer } from '../../domain/people/viewer.ts';
 import type { VisibilityService } from '../../services/people/visibility.service.ts';
-import { principalOrNull } from '../principal.ts';
+import { viewerOrNull } from '../principal.ts';
 import { routeSubject } from '../route-subjects.ts';
 
 export interface VisibilityGuardOptions {
   visibility: Pick<VisibilityService, 'canSee'>;
   /** Renders the not-found page (a page route's answer to a missing id). */
   pageNotFound(request: FastifyRequest, reply: FastifyReply, message: string): FastifyReply;
-}
-
-/** The person a request reads or plays for; null when it carries no credential (public routes). */
-function viewerOf(request: FastifyRequest): Viewer | null {
-  const principal = principalOrNull(request);
-  return principal === null ? null : { userId: principal.userId, limit: principal.limit };
 }
 
 /**
@@ -26,7 +19,7 @@ export function registerVisibilityGuard(app: FastifyInstance, options: Visibilit
   app.addHook('preHandler', async (request, reply) => {
     const url = request.routeOptions.url;
     if (url === undefined) return;
-    const viewer = viewerOf(request);
+    const viewer = viewerOrNull(request);
     if (viewer === null || viewer.limit === null) return;
     const entry = routeSubject(url);
     if (entry === undefined) return;

@@ -15,6 +15,7 @@ import {
   compressPieces,
   gzipMember,
   listingIdentity,
+  limitedBody,
   listingOrder,
   mergeSorted,
   olderThan,
@@ -179,25 +180,19 @@ export class LibraryListingService {
       return { etag: tagged, notModified: true, coding, body: null, total: null };
     }
     const listing = await this.listing(key, device, viewer, version);
-    const visible = await this.visibility.visibleMovieIds(viewer);
-    const unmatched = this.visibility.seesUnmatched(viewer);
-    const shown = listing.order.filter((r) =>
-      r.sortTitle === null ? unmatched : visible === null || visible.has(r.id),
-    );
-    const end = page === null || page.limit === null ? undefined : page.offset + page.limit;
-    const slice = page === null ? shown : shown.slice(page.offset, end);
-    const frame = this.library.frame(
-      device,
-      shown.map((r) => r.badge),
-    );
-    const text = HEAD + slice.map((r) => r.json).join(',') + `],${JSON.stringify(frame).slice(1)}`;
-    const body = coding === 'gzip' ? await gzipAsync(text, { level: this.gzipLevel }) : Buffer.from(text);
+    const { body, total } = await limitedBody(listing, `${scope}|${coding}`, page, coding, {
+      // Read only when the body is made (a kept body needs no query).
+      visible: () => this.visibility.visibleMovieIds(viewer),
+      unmatched: this.visibility.seesUnmatched(viewer),
+      frame: (badges) => this.library.frame(device, badges),
+      gzipLevel: this.gzipLevel,
+    });
     return {
       etag: this.etag(listing.version, device, audience, page, coding, scope),
       notModified: false,
       coding,
       body,
-      total: shown.length,
+      total,
     };
   }
 
@@ -463,6 +458,7 @@ export class LibraryListingService {
       identity: null,
       br: null,
       brBuilding: false,
+      limited: new Map(),
       bytes,
     };
   }

@@ -6,7 +6,7 @@
  * pieces whose items, or whose predecessor's items, changed (docs/architecture.md, "The listing cache").
  */
 import { promisify } from 'node:util';
-import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip } from 'node:zlib';
+import { brotliCompress, constants, crc32, deflateRaw, deflateRawSync, gunzip, gzip } from 'node:zlib';
 import type { Badge } from '../../domain/badges.ts';
 import {
   GZIP_HEADER,
@@ -20,6 +20,7 @@ import type { ListingViewer } from './library.service.ts';
 
 const deflateRawAsync = promisify(deflateRaw);
 const gunzipAsync = promisify(gunzip);
+const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /** What the cache keeps of one listed item: its JSON, and what decides when it must be presented again. */
@@ -68,6 +69,11 @@ export interface Listing {
   identity: Promise<Buffer> | null;
   br: Buffer | null;
   brBuilding: boolean;
+  /**
+   * The bodies a content-limited person was sent from this listing, by limit, coding and page: the
+   * same version, limit and page give the same bytes, so they are filtered and gzipped once.
+   */
+  limited: Map<string, { body: Buffer; total: number }>;
   /** Bytes held, roughly (for the memory bound). */
   bytes: number;
 }
@@ -259,4 +265,41 @@ export function servedCoding(
       });
   }
   return 'gzip';
+}
+
+/**
+ * A content-limited person's body of a kept listing: its items the limit lets through (`visible`:
+ * reads the movie ids, null for all; `unmatched`: files matched to no movie), with the health line and the
+ * total counted over those, so every count agrees with what is shown. Kept on the listing by limit,
+ * coding and page (a few at most), since the same version gives the same bytes.
+ */
+export async function limitedBody(
+  listing: Listing,
+  scope: string,
+  page: { offset: number; limit: number | null } | null,
+  coding: 'gzip' | 'identity',
+  rule: {
+    visible: () => Promise<ReadonlySet<number> | null>;
+    unmatched: boolean;
+    frame: (badges: Badge[]) => object;
+    gzipLevel: number;
+  },
+): Promise<{ body: Buffer; total: number }> {
+  const made = `${scope}|${page === null ? '' : `${page.offset}.${page.limit}`}`;
+  const kept = listing.limited.get(made);
+  if (kept !== undefined) return kept;
+  const visible = await rule.visible();
+  const shown = listing.order.filter((r) =>
+    r.sortTitle === null ? rule.unmatched : visible === null || visible.has(r.id),
+  );
+  const end = page === null || page.limit === null ? undefined : page.offset + page.limit;
+  const slice = page === null ? shown : shown.slice(page.offset, end);
+  const frame = rule.frame(shown.map((r) => r.badge));
+  const text = HEAD + slice.map((r) => r.json).join(',') + `],${JSON.stringify(frame).slice(1)}`;
+  const body = coding === 'gzip' ? await gzipAsync(text, { level: rule.gzipLevel }) : Buffer.from(text);
+  if (listing.limited.size >= 8) listing.limited.delete(listing.limited.keys().next().value ?? '');
+  const answer = { body, total: shown.length };
+  listing.limited.set(made, answer);
+  listing.bytes += body.length;
+  return answer;
 }
