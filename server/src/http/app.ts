@@ -198,6 +198,12 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       sessions: services.sessions,
       ids: services.jellyfin.ids,
       library: services.jellyfin,
+      playback: {
+        playback: services.jellyfinPlayback,
+        streams: services.streams,
+        hls: services.hls,
+        plays: services.plays,
+      },
       serverName: `reelshelf on ${hostname()}`,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

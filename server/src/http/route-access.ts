@@ -58,6 +58,20 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /jellyfin/items/:itemid': 'read',
   'GET /jellyfin/users/:userid/items/:itemid': 'read',
 
+  // The Jellyfin facade's playback (issue 23 item 4, http/jellyfin/playback.routes.ts): PlaybackInfo,
+  // the static stream, HLS and subtitle files; the media routes also take the token as ApiKey.
+  'GET /jellyfin/items/:itemid/playbackinfo': 'playback',
+  'POST /jellyfin/items/:itemid/playbackinfo': 'playback',
+  'GET /jellyfin/users/:userid/items/:itemid/playbackinfo': 'playback',
+  'POST /jellyfin/users/:userid/items/:itemid/playbackinfo': 'playback',
+  'GET /jellyfin/videos/:itemid/stream': 'playback',
+  'GET /jellyfin/videos/:itemid/stream.:container': 'playback',
+  'GET /jellyfin/videos/:itemid/master.m3u8': 'playback',
+  'GET /jellyfin/videos/:itemid/hls/:rendition/index.m3u8': 'playback',
+  'GET /jellyfin/videos/:itemid/hls/:rendition/:segment': 'playback',
+  'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/stream.:format': 'playback',
+  'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/:startticks/stream.:format': 'playback',
+
   // Playing, and the person's own state.
   'GET /api/media-file/:id/playback': 'playback',
   'GET /api/media-file/:id/prewarm-tv': 'playback',

@@ -52,6 +52,7 @@ import { JellyfinIds } from '../domain/jellyfin/ids.ts';
 import { ImageTags } from '../domain/jellyfin/image-tags.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
 import { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
+import { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -129,6 +130,8 @@ export interface Services {
   subtitles: SubtitleVttService;
   /** The Jellyfin facade's browsing (docs/jellyfin.md): views and items over /library's listing. */
   jellyfin: JellyfinLibraryService;
+  /** The Jellyfin facade's PlaybackInfo, streams and subtitles over the one decision engine. */
+  jellyfinPlayback: JellyfinPlaybackService;
 }
 
 export interface ServiceDeps {
@@ -394,8 +397,18 @@ export function buildServices(deps: ServiceDeps): Services {
     tags: new ImageTags(deps.jellyfinKey),
     device: devices.resolve(undefined).id,
   });
+  const jellyfinPlayback = new JellyfinPlaybackService({
+    library: jellyfin,
+    ids: jellyfinIds,
+    devices,
+    decisions: artifacts,
+    editions,
+    visibility,
+    subtitles,
+  });
   return {
     jellyfin,
+    jellyfinPlayback,
     status,
     movies,
     library,

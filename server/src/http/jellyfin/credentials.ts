@@ -28,11 +28,25 @@ export function rewriteJellyfinUrl(url: string): string {
 }
 
 /**
+ * The playback routes players fetch without headers (http/jellyfin/playback.routes.ts registers
+ * exactly these): the static stream, reelshelf's HLS under `/Videos/{id}/`, subtitle files.
+ */
+export const JELLYFIN_MEDIA_ROUTES = [
+  `${JELLYFIN_PREFIX}/videos/:itemid/stream`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/stream.:container`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/master.m3u8`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/hls/:rendition/index.m3u8`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/hls/:rendition/:segment`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/:mediasourceid/subtitles/:index/stream.:format`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/:mediasourceid/subtitles/:index/:startticks/stream.:format`,
+] as const;
+
+/**
  * Routes where a token in the query (`api_key`, `ApiKey`) is accepted: players fetch streams,
  * HLS, subtitles and images without headers. Everywhere else a query token is ignored, so a token
- * copied into an address bar opens nothing but media. (Empty until those routes exist.)
+ * copied into an address bar opens nothing but media.
  */
-const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([]);
+const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([...JELLYFIN_MEDIA_ROUTES]);
 
 /** The person behind a Jellyfin request's token (a device session), or null. */
 export async function jellyfinPrincipal(

@@ -7,6 +7,7 @@ import type { SessionService } from '../../services/people/session.service.ts';
 import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-library.service.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
 import { registerJellyfinItemRoutes } from './items.routes.ts';
+import { type JellyfinPlaybackRouteDeps, registerJellyfinPlaybackRoutes } from './playback.routes.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -17,6 +18,7 @@ export interface JellyfinDeps {
   ids: JellyfinIds;
   serverName: string;
   library: JellyfinLibraryService;
+  playback?: JellyfinPlaybackRouteDeps;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -30,6 +32,7 @@ function sendWire(reply: { type(t: string): unknown }, body: unknown): string {
 export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps): void {
   const serverId = deps.ids.serverId;
   registerJellyfinItemRoutes(app, deps.library);
+  if (deps.playback !== undefined) registerJellyfinPlaybackRoutes(app, deps.playback);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {

@@ -5,6 +5,9 @@ import {
 } from '../../domain/playback/device-profiles.ts';
 import { AppError } from '../../errors.ts';
 
+/** How many posted profiles are kept (one per app version and settings; a household has a few). */
+const ADOPTED_MAX = 256;
+
 /** A user profile file as read from `<data dir>/devices` (or why it could not be read). */
 export type DeviceProfileFile = { name: string; text: string } | { name: string; error: string };
 
@@ -15,6 +18,11 @@ export type DeviceProfileFile = { name: string; text: string } | { name: string;
  */
 export class DeviceProfileService {
   private readonly profiles = new Map<string, DeviceProfile>();
+  /**
+   * Profiles an app posted (the Jellyfin facade's PlaybackInfo), under ids made from their content:
+   * kept in memory, the least recently used dropped past {@link ADOPTED_MAX}, never listed.
+   */
+  private readonly adopted = new Map<string, DeviceProfile>();
   readonly problems: string[] = [];
 
   constructor(userFiles: readonly DeviceProfileFile[] = []) {
@@ -53,11 +61,34 @@ export class DeviceProfileService {
     return [...this.profiles.values()];
   }
 
+  /**
+   * Makes a profile an app posted resolvable by its id for the stream, HLS and subtitle URLs handed
+   * to that app. The id must not name a built-in or user profile (the caller derives it from the
+   * content with a prefix of its own).
+   */
+  adopt(profile: DeviceProfile): void {
+    if (this.profiles.has(profile.id)) throw new Error(`device id ${profile.id} is taken`);
+    this.adopted.delete(profile.id);
+    this.adopted.set(profile.id, profile);
+    while (this.adopted.size > ADOPTED_MAX) {
+      const oldest = this.adopted.keys().next().value;
+      if (oldest === undefined) break;
+      this.adopted.delete(oldest);
+    }
+  }
+
   /** The profile for the `device` query value (`web` when absent), or 400 unknown_device. */
   resolve(device: string | undefined): DeviceProfile {
     const id = device === undefined || device === '' ? 'web' : device;
     const profile = this.profiles.get(id);
     if (profile !== undefined) return profile;
+    const adopted = this.adopted.get(id);
+    if (adopted !== undefined) {
+      // Recently used: kept longest.
+      this.adopted.delete(id);
+      this.adopted.set(id, adopted);
+      return adopted;
+    }
     throw new AppError('unknown_device', {
       message: `Unknown device "${id.slice(0, 64)}".`,
       hint: `Use one of: ${this.ids().join(', ')}.`,
