@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { preferredCoding } from '../../domain/library-listing/accept-encoding.ts';
 import { type ItemsQuery, parseItemsQuery, type RawQuery } from '../../domain/jellyfin/items-query.ts';
 import { toWireJson } from '../../domain/jellyfin/wire.ts';
 import { AppError, notFound, validationFailed } from '../../errors.ts';
@@ -60,7 +61,16 @@ export function registerJellyfinItemRoutes(app: FastifyInstance, library: Jellyf
       reply.type('application/json; charset=utf-8');
       return answer(request, parsed.query);
     };
-  const items = listing((request, query) => library.items(principalOf(request), query));
+  const items = async (request: FastifyRequest, reply: FastifyReply): Promise<Buffer | string> => {
+    checkUserId(request, library, userIdOf(request));
+    const parsed = parseItemsQuery((request.query ?? {}) as RawQuery);
+    if (!parsed.ok) throw validationFailed(parsed.field, parsed.message);
+    const gzip = preferredCoding(request.headers['accept-encoding'], ['gzip']) === 'gzip';
+    const answer = await library.itemsAnswer(principalOf(request), parsed.query, gzip);
+    reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+    if (answer.gzip) reply.header('content-encoding', 'gzip');
+    return answer.body;
+  };
   app.get(`${JELLYFIN_PREFIX}/items`, items);
   app.get(`${JELLYFIN_PREFIX}/users/:userid/items`, items);
 
@@ -103,7 +113,9 @@ export function registerJellyfinItemRoutes(app: FastifyInstance, library: Jellyf
       if (!(await library.sees(principalOf(request), itemId(request)))) {
         throw notFound('item', itemId(request).slice(0, 64));
       }
-      return toWireJson(typeof body === 'function' ? (body as (id: string) => unknown)(itemId(request)) : body);
+      return toWireJson(
+        typeof body === 'function' ? (body as (id: string) => unknown)(itemId(request)) : body,
+      );
     });
   for (const prefix of ['', '/users/:userid']) {
     app.get(`${JELLYFIN_PREFIX}${prefix}/items/:itemid/localtrailers`, empty([]));
@@ -129,10 +141,18 @@ export function registerJellyfinItemRoutes(app: FastifyInstance, library: Jellyf
       const data = await library.setFavourite(principalOf(request), itemId(request), on);
       return sendWire(reply, data);
     };
-  app.post(`${JELLYFIN_PREFIX}/userfavoriteitems/:itemid`, favourite(true));
-  app.delete(`${JELLYFIN_PREFIX}/userfavoriteitems/:itemid`, favourite(false));
-  app.post(`${JELLYFIN_PREFIX}/users/:userid/favoriteitems/:itemid`, favourite(true));
-  app.delete(`${JELLYFIN_PREFIX}/users/:userid/favoriteitems/:itemid`, favourite(false));
+  // The SDK's axios posts no body with `application/x-www-form-urlencoded`, others an empty JSON body:
+  // these routes read no body, so in their own scope any body is accepted and left unread.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, _body, done) => {
+      done(null, undefined);
+    });
+    scope.post(`${JELLYFIN_PREFIX}/userfavoriteitems/:itemid`, favourite(true));
+    scope.delete(`${JELLYFIN_PREFIX}/userfavoriteitems/:itemid`, favourite(false));
+    scope.post(`${JELLYFIN_PREFIX}/users/:userid/favoriteitems/:itemid`, favourite(true));
+    scope.delete(`${JELLYFIN_PREFIX}/users/:userid/favoriteitems/:itemid`, favourite(false));
+  });
 
   const item = async (
     request: FastifyRequest<{ Params: { itemid: string } }>,

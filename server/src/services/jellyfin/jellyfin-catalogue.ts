@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { LibraryMovieItem } from '@reelshelf/contract';
 import { type CatalogueEntry, entryOf } from '../../domain/jellyfin/catalogue.ts';
 import { type DtoContext, type MovieFacts, type PersonFact, movieDto } from '../../domain/jellyfin/dto.ts';
@@ -11,6 +13,8 @@ import type { LibraryGeneration } from '../library/library-generation.ts';
 import type { LibraryService, ListingViewer } from '../library/library.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
 
+const gzipAsync = promisify(gzip);
+
 /** One person's movies as the facade lists them, kept while nothing they see changes. */
 export interface Catalogue {
   /** In the default order (SortName, then Id). */
@@ -19,6 +23,46 @@ export interface Catalogue {
   byMovie: ReadonlyMap<number, CatalogueEntry>;
   /** The orders asked for so far (every entry), by sort spec. */
   orders: Map<string, CatalogueEntry[]>;
+  /** Large answers made from it (the apps' whole-library sync), by query; see keptAnswer. */
+  answers: Map<string, KeptAnswer>;
+}
+
+/** A large answer's bytes, and its gzip once a client accepting gzip asked. */
+export interface KeptAnswer {
+  identity: Buffer;
+  gzip: Promise<Buffer> | null;
+}
+
+/** Answers at least this long are kept (a page of 100 is made faster than it is looked up). */
+const KEEP_ANSWER_CHARS = 256 * 1024;
+/** Large answers kept per catalogue (the apps ask the same few). */
+const KEPT_ANSWERS = 4;
+
+/**
+ * The answer to a query of the catalogue: kept when large (made once per catalogue, so per library
+ * generation — the same rule as /library's kept bytes), gzipped on the first request that accepts gzip.
+ * `key` null: never kept (a Random order).
+ */
+export async function keptAnswer(
+  catalogue: Catalogue,
+  key: string | null,
+  make: () => Promise<string>,
+  gzip: boolean,
+): Promise<{ body: Buffer | string; gzip: boolean }> {
+  let kept = key === null ? undefined : catalogue.answers.get(key);
+  if (kept === undefined) {
+    const text = await make();
+    if (key === null || text.length < KEEP_ANSWER_CHARS) return { body: text, gzip: false };
+    kept = { identity: Buffer.from(text), gzip: null };
+    if (catalogue.answers.size >= KEPT_ANSWERS) {
+      const oldest = catalogue.answers.keys().next().value;
+      if (oldest !== undefined) catalogue.answers.delete(oldest);
+    }
+    catalogue.answers.set(key, kept);
+  }
+  if (!gzip) return { body: kept.identity, gzip: false };
+  kept.gzip ??= gzipAsync(kept.identity, { level: 6 });
+  return { body: await kept.gzip, gzip: true };
 }
 
 interface Kept {
@@ -220,6 +264,7 @@ export class JellyfinCatalogue {
         byId: new Map(entries.map((e) => [e.Id, e])),
         byMovie,
         orders: new Map(),
+        answers: new Map(),
       },
     };
   }

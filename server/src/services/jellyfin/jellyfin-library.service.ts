@@ -20,13 +20,13 @@ import type { UserDataDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import { type ItemsQuery, pageOf, wantsMovies } from '../../domain/jellyfin/items-query.ts';
 import { toWireJson } from '../../domain/jellyfin/wire.ts';
-import { notFound } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import type { ListingViewer, LibraryService } from '../library/library.service.ts';
 import type { FavouriteService } from '../library/favourite.service.ts';
 import type { MovieService } from '../library/movie.service.ts';
 import type { WatchStateService } from '../library/watch-state.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
-import { type JellyfinCatalogue, orderedEntries } from './jellyfin-catalogue.ts';
+import { type Catalogue, type JellyfinCatalogue, keptAnswer, orderedEntries } from './jellyfin-catalogue.ts';
 
 /** The one view the library has: a Movies `CollectionFolder` (players.md §1.6). */
 export interface ViewDto {
@@ -109,15 +109,35 @@ export class JellyfinLibraryService {
     return selectionOf(query, (kind, id) => this.deps.ids.decodeAs(kind, id));
   }
 
-  /** `/Items`: the person's movies under the view, filtered, searched, sorted and paged; or the views at the root. */
+  /** `/Items` as JSON text (tests and small answers). */
   async items(viewer: ListingViewer, query: ItemsQuery): Promise<WireText> {
+    const { body } = await this.itemsAnswer(viewer, query, false);
+    return body.toString();
+  }
+
+  /**
+   * `/Items`: the person's movies under the view, filtered, searched, sorted and paged; or the views
+   * at the root. A large answer (the whole-library sync) is kept with the catalogue and gzipped once
+   * when `gzip` (the client accepts it).
+   */
+  async itemsAnswer(
+    viewer: ListingViewer,
+    query: ItemsQuery,
+    gzip: boolean,
+  ): Promise<{ body: Buffer | string; gzip: boolean }> {
     // No parent and not recursive: the user's root, whose children are the views.
     if (query.parentId === null && !query.recursive && query.includeItemTypes.length === 0) {
-      return toWireJson(pageOf(this.views(), query));
+      return { body: toWireJson(pageOf(this.views(), query)), gzip: false };
     }
     const fields = gatedFieldsOf(query.fields);
-    if (!this.aboutMovies(query)) return queryResultJson(pageOf([], query), fields);
+    if (!this.aboutMovies(query)) return { body: queryResultJson(pageOf([], query), fields), gzip: false };
     const catalogue = await this.deps.catalogue.of(viewer);
+    const key = query.sortBy.includes('Random') ? null : JSON.stringify({ ...query, fields });
+    return keptAnswer(catalogue, key, () => this.itemsText(viewer, catalogue, query), gzip);
+  }
+
+  private async itemsText(viewer: ListingViewer, catalogue: Catalogue, query: ItemsQuery): Promise<string> {
+    const fields = gatedFieldsOf(query.fields);
     let chosen = filterEntries(orderedEntries(catalogue, query), this.selection(query));
     if (query.searchTerm !== null) {
       const found = await this.deps.movies.searchAll(query.searchTerm, {
@@ -171,7 +191,10 @@ export class JellyfinLibraryService {
     const of = catalogue.byId.get(normalId(id));
     if (of === undefined) throw notFound('item', id.slice(0, 64));
     const found = similarEntries(catalogue.entries, of, query.limit ?? SIMILAR_DEFAULT);
-    return queryResultJson({ Items: found, TotalRecordCount: found.length, StartIndex: 0 }, gatedFieldsOf(query.fields));
+    return queryResultJson(
+      { Items: found, TotalRecordCount: found.length, StartIndex: 0 },
+      gatedFieldsOf(query.fields),
+    );
   }
 
   /** Whether the person sees the item (for the item routes that answer with nothing of it). */
@@ -204,10 +227,17 @@ export class JellyfinLibraryService {
       for (const person of peopleOf(e)) {
         if (people.has(person.Id)) continue;
         if (wanted !== null && !person.Name.toLowerCase().includes(wanted)) continue;
-        people.set(person.Id, { Name: person.Name, Id: person.Id, Type: 'Person', ServerId: this.deps.ids.serverId });
+        people.set(person.Id, {
+          Name: person.Name,
+          Id: person.Id,
+          Type: 'Person',
+          ServerId: this.deps.ids.serverId,
+        });
       }
     }
-    const sorted = [...people.values()].sort((a, b) => a.Name.localeCompare(b.Name) || (a.Id < b.Id ? -1 : 1));
+    const sorted = [...people.values()].sort(
+      (a, b) => a.Name.localeCompare(b.Name) || (a.Id < b.Id ? -1 : 1),
+    );
     return toWireJson(pageOf(sorted, query));
   }
 
@@ -253,7 +283,13 @@ export class JellyfinLibraryService {
   async setFavourite(viewer: ListingViewer, id: string, on: boolean): Promise<UserDataDto> {
     const movieId = this.deps.ids.decodeAs('movie', id);
     if (movieId === null) throw notFound('item', id.slice(0, 64));
-    await this.deps.favourites.set(viewer, movieId, on);
+    try {
+      await this.deps.favourites.set(viewer, movieId, on);
+    } catch (err) {
+      // Named by the Jellyfin id the client sent, never reelshelf's row id (a hidden film, an unknown one: alike).
+      if (err instanceof AppError && err.code === 'not_found') throw notFound('item', id.slice(0, 64));
+      throw err;
+    }
     const text = await this.item(viewer, id);
     if (text === null) throw notFound('item', id.slice(0, 64));
     return (JSON.parse(text) as { UserData: UserDataDto }).UserData;
