@@ -41,7 +41,10 @@ export type FactsScope = readonly number[] | null;
 /** Beyond this many ids a scope is read in slices (SQLite's bound-parameter limit). */
 const SLICE = 900;
 
-async function scoped<T>(scope: FactsScope, read: (ids: readonly number[] | null) => Promise<T[]>): Promise<T[]> {
+async function scoped<T>(
+  scope: FactsScope,
+  read: (ids: readonly number[] | null) => Promise<T[]>,
+): Promise<T[]> {
   if (scope === null) return read(null);
   const out: T[] = [];
   for (let at = 0; at < scope.length; at += SLICE) out.push(...(await read(scope.slice(at, at + SLICE))));

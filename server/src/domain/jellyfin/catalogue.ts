@@ -113,10 +113,7 @@ export function entriesJson(entries: readonly CatalogueEntry[], fields: readonly
 }
 
 /** A `QueryResult` of entries as JSON (the page's items with the asked parts). */
-export function queryResultJson(
-  page: QueryResult<CatalogueEntry>,
-  fields: readonly GatedField[],
-): string {
+export function queryResultJson(page: QueryResult<CatalogueEntry>, fields: readonly GatedField[]): string {
   return `{"Items":${entriesJson(page.Items, fields)},"TotalRecordCount":${page.TotalRecordCount},"StartIndex":${page.StartIndex}}`;
 }
 
@@ -260,7 +257,8 @@ export interface LegacyFilters {
 /** The genres of the entries (as first written; folded duplicates once), by name. */
 export function genresOf(entries: readonly CatalogueEntry[]): string[] {
   const out = new Map<string, string>();
-  for (const e of entries) for (const g of e.genreNames) if (!out.has(g.toLowerCase())) out.set(g.toLowerCase(), g);
+  for (const e of entries)
+    for (const g of e.genreNames) if (!out.has(g.toLowerCase())) out.set(g.toLowerCase(), g);
   return [...out.values()].sort((a, b) => a.localeCompare(b));
 }
 

@@ -137,7 +137,8 @@ export function parseItemsQuery(raw: RawQuery): ItemsQueryResult {
   }
   const years: number[] = [];
   for (const text of queryValues(raw, 'Years')) {
-    if (!/^\d{1,4}$/.test(text)) return { ok: false, field: 'Years', message: 'must be years like 1999,2004' };
+    if (!/^\d{1,4}$/.test(text))
+      return { ok: false, field: 'Years', message: 'must be years like 1999,2004' };
     years.push(Number(text));
   }
   const filters = new Set<ItemFilter>();
