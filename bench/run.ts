@@ -1,5 +1,6 @@
 import { benchAnalysis } from './analysis.bench.ts';
 import { benchImport } from './import.bench.ts';
+import { benchJellyfin } from './jellyfin.bench.ts';
 import { benchLibrary } from './library.bench.ts';
 import { benchPassword } from './password.bench.ts';
 import { benchPlayback } from './playback.ts';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   playback: benchPlayback,
   search: benchSearch,
   password: benchPassword,
+  jellyfin: benchJellyfin,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

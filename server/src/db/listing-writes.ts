@@ -37,6 +37,10 @@ const OWNED: Record<string, { kind: 'movie' | 'file'; column: string }> = {
   media_files: { kind: 'file', column: 'id' },
   watch_state: { kind: 'file', column: 'media_file_id' },
   subtitle_sidecars: { kind: 'file', column: 'media_file_id' },
+  // Not in /library's JSON, but in the Jellyfin facade's items, kept by the same generation.
+  movie_ratings: { kind: 'movie', column: 'movie_id' },
+  movie_studio: { kind: 'movie', column: 'movie_id' },
+  favourites: { kind: 'movie', column: 'movie_id' },
 };
 
 /**
@@ -55,7 +59,7 @@ const LISTED_TABLES = new Set([...Object.keys(OWNED), ...Object.keys(SHOWN_COLUM
  * Tables whose rows are one person's view of an item (their watch state): a write changes only that
  * person's listings, when the statement names the person (else everyone's, which is never stale).
  */
-const PER_USER: Record<string, string> = { watch_state: 'user_id' };
+const PER_USER: Record<string, string> = { watch_state: 'user_id', favourites: 'user_id' };
 
 const ALL: ListingChange = { all: true };
 

@@ -347,6 +347,13 @@ export interface PlayHistoryTable {
   duration_seconds: number | null;
 }
 
+/** A person's favourite film (migration 0007): their own state, like watch_state. */
+export interface FavouritesTable {
+  user_id: number;
+  movie_id: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -367,6 +374,7 @@ export interface Database {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   play_history: PlayHistoryTable;
+  favourites: FavouritesTable;
   jobs: JobsTable;
   settings: SettingsTable;
   provider_cache: ProviderCacheTable;

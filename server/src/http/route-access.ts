@@ -57,6 +57,28 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /jellyfin/users/:userid/items': 'read',
   'GET /jellyfin/items/:itemid': 'read',
   'GET /jellyfin/users/:userid/items/:itemid': 'read',
+  // The Jellyfin facade's browse lists and favourites (issue 23 §3, §5; http/jellyfin/items.routes.ts).
+  'GET /jellyfin/items/latest': 'read',
+  'GET /jellyfin/users/:userid/items/latest': 'read',
+  'GET /jellyfin/useritems/resume': 'read',
+  'GET /jellyfin/users/:userid/items/resume': 'read',
+  'GET /jellyfin/genres': 'read',
+  'GET /jellyfin/persons': 'read',
+  'GET /jellyfin/items/filters': 'read',
+  'GET /jellyfin/items/filters2': 'read',
+  'GET /jellyfin/items/:itemid/similar': 'read',
+  'GET /jellyfin/items/:itemid/localtrailers': 'read',
+  'GET /jellyfin/users/:userid/items/:itemid/localtrailers': 'read',
+  'GET /jellyfin/items/:itemid/specialfeatures': 'read',
+  'GET /jellyfin/users/:userid/items/:itemid/specialfeatures': 'read',
+  'GET /jellyfin/items/:itemid/thememedia': 'read',
+  'GET /jellyfin/items/:itemid/themesongs': 'read',
+  'GET /jellyfin/items/:itemid/themevideos': 'read',
+  // A favourite is the person's own state, written like their progress.
+  'POST /jellyfin/userfavoriteitems/:itemid': 'playback',
+  'DELETE /jellyfin/userfavoriteitems/:itemid': 'playback',
+  'POST /jellyfin/users/:userid/favoriteitems/:itemid': 'playback',
+  'DELETE /jellyfin/users/:userid/favoriteitems/:itemid': 'playback',
 
   // The Jellyfin facade's playback (issue 23 item 4, http/jellyfin/playback.routes.ts): PlaybackInfo,
   // the static stream, HLS and subtitle files; the media routes also take the token as ApiKey.

@@ -14,18 +14,100 @@ export interface JellyfinFileFactsRow {
   size_bytes: number;
 }
 
-/** Reads the movie and file facts of the Jellyfin facade's DTOs (every row: one query each, no per-item reads). */
+export interface JellyfinRatingRow {
+  movie_id: number;
+  source: string;
+  value: string;
+}
+
+export interface JellyfinCreditRow {
+  movie_id: number;
+  person_id: number;
+  name: string;
+  role: string;
+  character: string | null;
+  job: string | null;
+}
+
+export interface JellyfinStudioRow {
+  movie_id: number;
+  studio_id: number;
+  name: string;
+}
+
+/** Movie ids to read (null: every movie). */
+export type FactsScope = readonly number[] | null;
+
+/** Beyond this many ids a scope is read in slices (SQLite's bound-parameter limit). */
+const SLICE = 900;
+
+async function scoped<T>(
+  scope: FactsScope,
+  read: (ids: readonly number[] | null) => Promise<T[]>,
+): Promise<T[]> {
+  if (scope === null) return read(null);
+  const out: T[] = [];
+  for (let at = 0; at < scope.length; at += SLICE) out.push(...(await read(scope.slice(at, at + SLICE))));
+  return out;
+}
+
+/**
+ * Reads the movie and file facts of the Jellyfin facade's DTOs: one query per kind of fact for the
+ * whole library (or the movies a change named), never one per item.
+ */
 export class JellyfinFactsRepository {
   constructor(private readonly db: Db) {}
 
-  movieFacts(): Promise<JellyfinMovieFactsRow[]> {
-    return this.db
-      .selectFrom('movies')
-      .select(['id', 'genres_json', 'certification', 'created_at'])
-      .execute();
+  movieFacts(scope: FactsScope = null): Promise<JellyfinMovieFactsRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movies')
+        .select(['id', 'genres_json', 'certification', 'created_at'])
+        .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
+        .execute(),
+    );
   }
 
   fileFacts(): Promise<JellyfinFileFactsRow[]> {
     return this.db.selectFrom('media_files').select(['id', 'relative_path', 'size_bytes']).execute();
+  }
+
+  /** The ratings OMDb gave (IMDb's x/10, Rotten Tomatoes' %). */
+  ratings(scope: FactsScope = null): Promise<JellyfinRatingRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movie_ratings')
+        .select(['movie_id', 'source', 'value'])
+        .$if(ids !== null, (q) => q.where('movie_id', 'in', ids ?? []))
+        .execute(),
+    );
+  }
+
+  /** Cast and crew in credit order. */
+  credits(scope: FactsScope = null): Promise<JellyfinCreditRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('person_movie as pm')
+        .innerJoin('persons as p', 'p.id', 'pm.person_id')
+        .select(['pm.movie_id', 'pm.person_id', 'p.name', 'pm.role', 'pm.character', 'pm.job'])
+        .$if(ids !== null, (q) => q.where('pm.movie_id', 'in', ids ?? []))
+        .orderBy('pm.movie_id')
+        .orderBy('pm.role')
+        .orderBy('pm.sort_order')
+        .execute(),
+    );
+  }
+
+  studios(scope: FactsScope = null): Promise<JellyfinStudioRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movie_studio as ms')
+        .innerJoin('studios as s', 's.id', 'ms.studio_id')
+        .select(['ms.movie_id', 'ms.studio_id', 's.name'])
+        .$if(ids !== null, (q) => q.where('ms.movie_id', 'in', ids ?? []))
+        .orderBy('ms.movie_id')
+        .orderBy('s.name')
+        .execute(),
+    );
   }
 }

@@ -51,8 +51,11 @@ import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
 import { JellyfinIds } from '../domain/jellyfin/ids.ts';
 import { ImageTags } from '../domain/jellyfin/image-tags.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
-import { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
 import { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
+import { JellyfinCatalogue } from './jellyfin/jellyfin-catalogue.ts';
+import { JellyfinLibraryService, MOVIES_VIEW_ROW } from './jellyfin/jellyfin-library.service.ts';
+import { FavouriteRepository } from '../repositories/favourite.repository.ts';
+import { FavouriteService } from './library/favourite.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -387,15 +390,30 @@ export function buildServices(deps: ServiceDeps): Services {
     listing: generation,
     clock: deps.clock,
   });
+  const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
   const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
+  const favourites = new FavouriteService(new FavouriteRepository(deps.db), visibility, deps.clock);
+  const jellyfinDevice = devices.resolve(undefined).id;
   const jellyfin = new JellyfinLibraryService({
     library,
+    // Kept per person and library generation: the apps' whole-library sync costs no presentation.
+    catalogue: new JellyfinCatalogue({
+      library,
+      generation,
+      visibility,
+      facts: new JellyfinFactsRepository(deps.db),
+      favourites,
+      ids: jellyfinIds,
+      tags: new ImageTags(deps.jellyfinKey),
+      device: jellyfinDevice,
+      parentId: jellyfinIds.encode('folder', MOVIES_VIEW_ROW),
+    }),
     movies,
     visibility,
-    facts: new JellyfinFactsRepository(deps.db),
+    watch,
+    favourites,
     ids: jellyfinIds,
-    tags: new ImageTags(deps.jellyfinKey),
-    device: devices.resolve(undefined).id,
+    device: jellyfinDevice,
   });
   const jellyfinPlayback = new JellyfinPlaybackService({
     library: jellyfin,
@@ -423,7 +441,7 @@ export function buildServices(deps: ServiceDeps): Services {
     scans,
     rootWatch,
     // A saved position moves the person's play (history, now playing) on.
-    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays),
+    watch,
     authentication,
     users: people,
     sessions,

@@ -5,6 +5,7 @@ import * as m0003 from './0003-keyframe-indexes.ts';
 import * as m0004 from './0004-subtitle-sidecars.ts';
 import * as m0005 from './0005-movie-search.ts';
 import * as m0006 from './0006-households.ts';
+import * as m0007 from './0007-favourites.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004-subtitle-sidecars': m0004,
   '0005-movie-search': m0005,
   '0006-households': m0006,
+  '0007-favourites': m0007,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

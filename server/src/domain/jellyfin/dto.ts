@@ -41,6 +41,20 @@ export interface MediaSourceDto {
   Formats: [];
 }
 
+/** A credited person as `BaseItemPerson` (Type: Jellyfin's PersonKind). */
+export interface PersonDto {
+  Name: string;
+  Id: string;
+  Role: string | null;
+  Type: 'Actor' | 'Director' | 'Writer' | 'Producer' | 'Composer';
+}
+
+/** Jellyfin's `NameGuidPair` (studios, genre items). */
+export interface NameIdDto {
+  Name: string;
+  Id: string;
+}
+
 export interface MovieDto {
   Type: 'Movie';
   Id: string;
@@ -54,7 +68,10 @@ export interface MovieDto {
   DateCreated: string | null;
   OfficialRating: string | null;
   CommunityRating: number | null;
+  CriticRating: number | null;
   Genres: string[];
+  People: PersonDto[];
+  Studios: NameIdDto[];
   RunTimeTicks: number | null;
   IsFolder: false;
   IsPlaceHolder: boolean | null;
@@ -68,11 +85,25 @@ export interface MovieDto {
   UserData: UserDataDto;
 }
 
+/** A credit as reelshelf keeps it (person_movie), already named in Jellyfin's kinds. */
+export interface PersonFact {
+  personId: number;
+  name: string;
+  kind: PersonDto['Type'];
+  /** The character played (actors), else null. */
+  role: string | null;
+}
+
 /** What the Jellyfin mapping needs beyond the listing item (facts /library does not carry). */
 export interface MovieFacts {
   genres: readonly string[];
   certification: string | null;
+  /** IMDb's score out of 10 (OMDb "Internet Movie Database"). */
   communityRating: number | null;
+  /** Rotten Tomatoes' percentage. */
+  criticRating: number | null;
+  people: readonly PersonFact[];
+  studios: readonly { id: number; name: string }[];
   /** The release date when known (`yyyy-mm-dd`). */
   releasedOn: string | null;
   /** When the movie came into the library (SQLite or ISO text). */
@@ -84,7 +115,8 @@ export interface MovieFacts {
 }
 
 export interface DtoContext {
-  ids: JellyfinIds;
+  /** Only encode and serverId are used: the catalogue hands in a memoising one. */
+  ids: Pick<JellyfinIds, 'encode' | 'serverId'>;
   tags: ImageTags;
   /** The view (CollectionFolder) the movie is listed under. */
   parentId: string;
@@ -111,7 +143,7 @@ export function discLocation(copy: PhysicalCopyInfo): string {
  * The item id: the movie's, or for a file matched to no movie the file's media-source id, so that
  * its one MediaSource has the item's id (Jellyfin's own convention for a single-version item).
  */
-export function movieItemId(item: LibraryMovieItem, ids: JellyfinIds): string | null {
+export function movieItemId(item: LibraryMovieItem, ids: DtoContext['ids']): string | null {
   if (item.movie_id !== null) return ids.encode('movie', item.movie_id);
   const first = item.editions[0];
   return first === undefined ? null : ids.encode('media-source', first.media_file_id);
@@ -137,7 +169,7 @@ function userDataOf(item: LibraryMovieItem, itemId: string, facts: MovieFacts): 
   };
 }
 
-function mediaSourceOf(edition: LibraryEdition, facts: MovieFacts, ids: JellyfinIds): MediaSourceDto {
+function mediaSourceOf(edition: LibraryEdition, facts: MovieFacts, ids: DtoContext['ids']): MediaSourceDto {
   const file = facts.files.get(edition.media_file_id);
   return {
     Id: ids.encode('media-source', edition.media_file_id),
@@ -200,7 +232,15 @@ export function movieDto(item: LibraryMovieItem, facts: MovieFacts, context: Dto
     DateCreated: facts.addedAt === null ? null : jellyfinDate(facts.addedAt),
     OfficialRating: facts.certification,
     CommunityRating: facts.communityRating,
+    CriticRating: facts.criticRating,
     Genres: [...facts.genres],
+    People: facts.people.map((p) => ({
+      Name: p.name,
+      Id: context.ids.encode('person', p.personId),
+      Role: p.role,
+      Type: p.kind,
+    })),
+    Studios: facts.studios.map((st) => ({ Name: st.name, Id: context.ids.encode('studio', st.id) })),
     RunTimeTicks: runtime === undefined ? null : secondsToTicks(runtime),
     IsFolder: false,
     IsPlaceHolder: placeholder ? true : null,

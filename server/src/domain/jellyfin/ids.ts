@@ -10,7 +10,17 @@ import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'n
  * or mistyped id fail the check (2^-72); the encryption hides the row number, so neighbouring rows
  * do not have neighbouring ids. Both keys are derived from one server secret kept in the data dir.
  */
-export type JellyfinIdKind = 'movie' | 'media-source' | 'folder' | 'person' | 'user' | 'server' | 'session';
+export type JellyfinIdKind =
+  | 'movie'
+  | 'media-source'
+  | 'folder'
+  | 'person'
+  | 'user'
+  | 'server'
+  | 'session'
+  /** A genre name (no table): its number is genreNumber(name), domain/jellyfin/catalogue.ts. */
+  | 'genre'
+  | 'studio';
 
 export interface JellyfinRef {
   kind: JellyfinIdKind;
@@ -25,6 +35,9 @@ const KIND_CODES: Record<JellyfinIdKind, number> = {
   user: 5,
   server: 6,
   session: 7,
+  // Codes well apart from the first ones: other parts of the facade add kinds too.
+  genre: 16,
+  studio: 17,
 };
 const CODE_KINDS = new Map<number, JellyfinIdKind>(
   Object.entries(KIND_CODES).map(([kind, code]) => [code, kind as JellyfinIdKind]),

@@ -8,10 +8,23 @@ import type { MovieDto } from './dto.ts';
 
 export type RawQuery = Readonly<Record<string, unknown>>;
 
-export type ItemsSortKey = 'SortName' | 'DateCreated' | 'PremiereDate';
+export type ItemsSortKey =
+  'SortName' | 'DateCreated' | 'PremiereDate' | 'CommunityRating' | 'ProductionYear' | 'Random';
 const SORT_KEYS: ReadonlyMap<string, ItemsSortKey> = new Map(
-  (['SortName', 'DateCreated', 'PremiereDate'] as const).map((k) => [k.toLowerCase(), k]),
+  (['SortName', 'DateCreated', 'PremiereDate', 'CommunityRating', 'ProductionYear', 'Random'] as const).map(
+    (k) => [k.toLowerCase(), k],
+  ),
 );
+
+/** The person's-state filters of `Filters=` (IsFavoriteOrLikes counts as IsFavorite: there are no likes). */
+export type ItemFilter = 'IsPlayed' | 'IsUnplayed' | 'IsResumable' | 'IsFavorite';
+const FILTERS: ReadonlyMap<string, ItemFilter> = new Map([
+  ['isplayed', 'IsPlayed'],
+  ['isunplayed', 'IsUnplayed'],
+  ['isresumable', 'IsResumable'],
+  ['isfavorite', 'IsFavorite'],
+  ['isfavoriteorlikes', 'IsFavorite'],
+]);
 
 export interface ItemsQuery {
   parentId: string | null;
@@ -26,6 +39,18 @@ export interface ItemsQuery {
   limit: number | null;
   searchTerm: string | null;
   fields: readonly string[];
+  /** `Filters=` plus `IsPlayed=`/`IsFavorite=` (true adds the filter; false adds its opposite where there is one). */
+  filters: readonly ItemFilter[];
+  /** `IsFavorite=false`: only films that are not favourites. */
+  notFavorite: boolean;
+  /** Genre names (`Genres=A|B`, Jellyfin's pipe, or repeated): any of them. */
+  genres: readonly string[];
+  genreIds: readonly string[];
+  years: readonly number[];
+  personIds: readonly string[];
+  /** Studio names (pipe-separated, as Jellyfin: names hold commas). */
+  studios: readonly string[];
+  studioIds: readonly string[];
 }
 
 export type ItemsQueryResult =
@@ -48,6 +73,28 @@ export function queryValues(raw: RawQuery, key: string): string[] {
   return out;
 }
 
+/** Every value of `key`, split on `|` only (Jellyfin's delimiter for names, which may hold commas). */
+export function queryNames(raw: RawQuery, key: string): string[] {
+  const wanted = key.toLowerCase();
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (name.toLowerCase() !== wanted) continue;
+    for (const v of [value].flat()) {
+      if (typeof v !== 'string') continue;
+      for (const part of v.split('|')) {
+        const trimmed = part.trim();
+        if (trimmed !== '') out.push(trimmed);
+      }
+    }
+  }
+  return out;
+}
+
+/** Ids as the apps send them (any case, dashed or not), normalised to 32 lower-case hex. */
+function idValues(raw: RawQuery, key: string): string[] {
+  return queryValues(raw, key).map((v) => v.toLowerCase().replaceAll('-', ''));
+}
+
 /** The single value of `key` (the first when repeated; commas kept), or null. */
 export function queryValue(raw: RawQuery, key: string): string | null {
   const wanted = key.toLowerCase();
@@ -66,7 +113,11 @@ function nonNegativeInt(text: string | null): number | null | 'bad' {
 }
 
 function bool(text: string | null): boolean | 'bad' {
-  if (text === null) return false;
+  return tristate(text) ?? false;
+}
+
+function tristate(text: string | null): boolean | null | 'bad' {
+  if (text === null) return null;
   const lower = text.toLowerCase();
   if (lower === 'true') return true;
   if (lower === 'false') return false;
@@ -84,6 +135,24 @@ export function parseItemsQuery(raw: RawQuery): ItemsQueryResult {
   if (order !== 'ascending' && order !== 'descending') {
     return { ok: false, field: 'SortOrder', message: 'must be Ascending or Descending' };
   }
+  const years: number[] = [];
+  for (const text of queryValues(raw, 'Years')) {
+    if (!/^\d{1,4}$/.test(text))
+      return { ok: false, field: 'Years', message: 'must be years like 1999,2004' };
+    years.push(Number(text));
+  }
+  const filters = new Set<ItemFilter>();
+  for (const name of queryValues(raw, 'Filters')) {
+    const known = FILTERS.get(name.toLowerCase());
+    // Unknown filters (Likes, IsFolder, …) are ignored, as unknown sort keys are.
+    if (known !== undefined) filters.add(known);
+  }
+  const isPlayed = tristate(queryValue(raw, 'IsPlayed'));
+  if (isPlayed === 'bad') return { ok: false, field: 'IsPlayed', message: 'must be true or false' };
+  if (isPlayed !== null) filters.add(isPlayed ? 'IsPlayed' : 'IsUnplayed');
+  const isFavorite = tristate(queryValue(raw, 'IsFavorite'));
+  if (isFavorite === 'bad') return { ok: false, field: 'IsFavorite', message: 'must be true or false' };
+  if (isFavorite === true) filters.add('IsFavorite');
   const sortBy = queryValues(raw, 'SortBy')
     .map((k) => SORT_KEYS.get(k.toLowerCase()))
     .filter((k): k is ItemsSortKey => k !== undefined);
@@ -99,6 +168,14 @@ export function parseItemsQuery(raw: RawQuery): ItemsQueryResult {
       limit,
       searchTerm: queryValue(raw, 'SearchTerm'),
       fields: queryValues(raw, 'Fields'),
+      filters: [...filters],
+      notFavorite: isFavorite === false,
+      genres: queryNames(raw, 'Genres'),
+      genreIds: idValues(raw, 'GenreIds'),
+      years,
+      personIds: idValues(raw, 'PersonIds'),
+      studios: queryNames(raw, 'Studios'),
+      studioIds: idValues(raw, 'StudioIds'),
     },
   };
 }
@@ -110,12 +187,13 @@ export function wantsMovies(query: Pick<ItemsQuery, 'includeItemTypes'>): boolea
   );
 }
 
-type Sortable = Pick<MovieDto, 'SortName' | 'DateCreated' | 'PremiereDate' | 'Id'>;
+type Sortable = Pick<MovieDto, 'SortName' | 'DateCreated' | 'PremiereDate' | 'Id'> &
+  Partial<Pick<MovieDto, 'CommunityRating' | 'ProductionYear'>>;
 
-function compareBy(key: ItemsSortKey, a: Sortable, b: Sortable): number {
+function compareBy(key: Exclude<ItemsSortKey, 'Random'>, a: Sortable, b: Sortable): number {
   if (key === 'SortName') return a.SortName < b.SortName ? -1 : a.SortName > b.SortName ? 1 : 0;
-  const x = a[key];
-  const y = b[key];
+  const x = a[key] ?? null;
+  const y = b[key] ?? null;
   // Items without the date sort first ascending, as Jellyfin's null-first ordering does.
   if (x === y) return 0;
   if (x === null) return -1;
@@ -125,13 +203,18 @@ function compareBy(key: ItemsSortKey, a: Sortable, b: Sortable): number {
 
 /**
  * Sorted by the keys in turn (SortName when none), then by SortName and Id so that pages never
- * overlap or skip; SortOrder reverses the asked keys, not the tie-breakers' stability.
+ * overlap or skip; SortOrder reverses the asked keys, not the tie-breakers' stability. `Random`
+ * anywhere shuffles (with `random`, a source in [0, 1)), as Jellyfin's random order ignores the rest.
  */
 export function sortItems<T extends Sortable>(
   items: readonly T[],
   query: Pick<ItemsQuery, 'sortBy' | 'descending'>,
+  random: () => number = Math.random,
 ): T[] {
-  const keys: ItemsSortKey[] = query.sortBy.length === 0 ? ['SortName'] : [...query.sortBy];
+  if (query.sortBy.includes('Random')) return shuffled(items, random);
+  const keys = (query.sortBy.length === 0 ? ['SortName'] : query.sortBy).filter(
+    (k): k is Exclude<ItemsSortKey, 'Random'> => k !== 'Random',
+  );
   const sign = query.descending ? -1 : 1;
   return [...items].sort((a, b) => {
     for (const key of keys) {
@@ -142,6 +225,18 @@ export function sortItems<T extends Sortable>(
     if (byName !== 0) return byName;
     return a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0;
   });
+}
+
+/** Fisher–Yates with the given source of randomness. */
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const at = out[i] as T;
+    out[i] = out[j] as T;
+    out[j] = at;
+  }
+  return out;
 }
 
 /** Jellyfin's `QueryResult`: one page and how many there are in all. */

@@ -49,7 +49,7 @@ const STATIC_DEVICE = 'full';
 const DELIVERABLE_SUBTITLES = ['vtt', 'srt'] as const;
 
 export interface JellyfinPlaybackDeps {
-  library: Pick<JellyfinLibraryService, 'item'>;
+  library: Pick<JellyfinLibraryService, 'itemDto'>;
   ids: JellyfinIds;
   devices: Pick<DeviceProfileService, 'adopt' | 'resolve'>;
   /** The decision of a file on a device: the same one /library, /stream and HLS use. */
@@ -99,7 +99,7 @@ export class JellyfinPlaybackService {
     request: PlaybackInfoRequest,
     urls: PlaybackUrlMaker,
   ): Promise<PlaybackInfoResponse> {
-    const item = await this.deps.library.item(viewer, itemId);
+    const item = await this.deps.library.itemDto(viewer, itemId);
     if (item === null) throw notFound('item', itemId.slice(0, 64));
     const allSources = (item.MediaSources ?? []).map((s) => s.Id);
     const wanted =
@@ -196,7 +196,7 @@ export class JellyfinPlaybackService {
       mediaSourceId === null || mediaSourceId === '' ? null : ids.decodeAs('media-source', mediaSourceId);
     if (ids.decodeAs('movie', itemId) !== null) {
       // A movie: one of its sources (its first when none is named), read through the item the person sees.
-      const item = await this.deps.library.item(viewer, itemId);
+      const item = await this.deps.library.itemDto(viewer, itemId);
       const sources = (item?.MediaSources ?? []).map((s) => ids.decodeAs('media-source', s.Id));
       const fileId = fromSource ?? sources[0] ?? null;
       if (fileId !== null && sources.includes(fileId)) return fileId;

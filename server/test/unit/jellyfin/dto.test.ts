@@ -94,6 +94,12 @@ const facts: MovieFacts = {
   genres: ['Action', 'Science Fiction'],
   certification: 'R',
   communityRating: 8.7,
+  criticRating: 88,
+  people: [
+    { personId: 7, name: 'Keanu Reeves', kind: 'Actor', role: 'Neo' },
+    { personId: 9, name: 'Lana Wachowski', kind: 'Director', role: null },
+  ],
+  studios: [{ id: 3, name: 'Village Roadshow' }],
   releasedOn: '1999-03-31',
   addedAt: '2024-05-01 10:00:00',
   isFavorite: false,
