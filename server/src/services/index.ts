@@ -52,6 +52,7 @@ import { JellyfinIds } from '../domain/jellyfin/ids.ts';
 import { ImageTags } from '../domain/jellyfin/image-tags.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
 import { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
+import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -129,6 +130,8 @@ export interface Services {
   subtitles: SubtitleVttService;
   /** The Jellyfin facade's browsing (docs/jellyfin.md): views and items over /library's listing. */
   jellyfin: JellyfinLibraryService;
+  /** The Jellyfin facade's progress and played: the person's watch state, history, now playing. */
+  jellyfinPlaystate: JellyfinPlaystateService;
 }
 
 export interface ServiceDeps {
@@ -394,8 +397,18 @@ export function buildServices(deps: ServiceDeps): Services {
     tags: new ImageTags(deps.jellyfinKey),
     device: devices.resolve(undefined).id,
   });
+  // A saved position moves the person's play (history, now playing) on.
+  const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
   return {
     jellyfin,
+    jellyfinPlaystate: new JellyfinPlaystateService({
+      ids: jellyfinIds,
+      library,
+      visibility,
+      watch,
+      plays,
+      device: devices.resolve(undefined).id,
+    }),
     status,
     movies,
     library,
@@ -409,8 +422,7 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
-    // A saved position moves the person's play (history, now playing) on.
-    watch: new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays),
+    watch,
     authentication,
     users: people,
     sessions,
