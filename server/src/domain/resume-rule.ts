@@ -32,7 +32,8 @@ export function resumeOutcome(positionSeconds: number, durationSeconds: number |
   }
   const percent = (position / durationSeconds) * 100;
   if (percent < MIN_RESUME_PERCENT) return { positionSeconds: 0, played: false };
-  if (percent > MAX_RESUME_PERCENT || position >= durationSeconds - 1) return { positionSeconds: 0, played: true };
+  if (percent > MAX_RESUME_PERCENT || position >= durationSeconds - 1)
+    return { positionSeconds: 0, played: true };
   if (durationSeconds < MIN_RESUME_DURATION_SECONDS) return { positionSeconds: 0, played: true };
   return { positionSeconds: position, played: false };
 }

@@ -185,6 +185,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       return principal;
     },
     isPage: isPageRequest,
+    unmatchedAccess: (request) => (isJellyfinUrl(request.url) ? 'public' : 'admin'),
   });
   registerSession(app, cookies);
   const pages = new Pages(services, cookies);
@@ -198,6 +199,9 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       sessions: services.sessions,
       ids: services.jellyfin.ids,
       library: services.jellyfin,
+      playstate: services.jellyfinPlaystate,
+      users: services.users,
+      certificationCountry: services.visibility.country,
       serverName: `reelshelf on ${hostname()}`,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

@@ -8,6 +8,10 @@ import type { SessionService } from '../../services/people/session.service.ts';
 import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-library.service.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
 import { registerJellyfinItemRoutes } from './items.routes.ts';
+import { registerJellyfinSessionRoutes } from './sessions.routes.ts';
+import { registerJellyfinStubRoutes } from './stubs.routes.ts';
+import type { JellyfinPlaystateService } from '../../services/jellyfin/jellyfin-playstate.service.ts';
+import type { UserService } from '../../services/people/user.service.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -18,6 +22,9 @@ export interface JellyfinDeps {
   ids: JellyfinIds;
   serverName: string;
   library: JellyfinLibraryService;
+  playstate: JellyfinPlaystateService;
+  users: Pick<UserService, 'get'>;
+  certificationCountry: string;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -31,6 +38,8 @@ function sendWire(reply: { type(t: string): unknown }, body: unknown): string {
 export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps): void {
   const serverId = deps.ids.serverId;
   registerJellyfinItemRoutes(app, deps.library);
+  registerJellyfinSessionRoutes(app, { ...deps, serverId });
+  registerJellyfinStubRoutes(app, { ...deps, version: JELLYFIN_VERSION });
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {

@@ -52,7 +52,8 @@ export class JellyfinPlaystateService {
     all = false,
   ): Promise<number[]> {
     const { ids } = this.deps;
-    const source = mediaSourceId === null || mediaSourceId === '' ? null : ids.decodeAs('media-source', mediaSourceId);
+    const source =
+      mediaSourceId === null || mediaSourceId === '' ? null : ids.decodeAs('media-source', mediaSourceId);
     const asFile = ids.decodeAs('media-source', itemId);
     if (asFile !== null) {
       return (await this.deps.visibility.canSee(viewer, { mediaFileId: asFile })) ? [asFile] : [];
