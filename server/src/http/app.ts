@@ -200,6 +200,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       ids: services.jellyfin.ids,
       library: services.jellyfin,
       playstate: services.jellyfinPlaystate,
+      plays: services.plays,
       users: services.users,
       certificationCountry: services.visibility.country,
       serverName: `reelshelf on ${hostname()}`,

@@ -70,6 +70,7 @@ export function skipWithoutEncoders(...encoders: string[]): string | false {
 export type FixtureName =
   | 'h264_aac.mp4'
   | 'h264_aac_long.mp4'
+  | 'h264_dts_long.mkv'
   | 'mpeg2_720p.mkv'
   | 'h264_dts.mkv'
   | 'hevc10_hdr10_ac3.mkv'
@@ -88,6 +89,16 @@ const SRC = (seconds: number) => [
   'lavfi',
   '-i',
   `sine=frequency=440:duration=${seconds}:sample_rate=48000`,
+];
+const SPARSE_SRC = (seconds: number) => [
+  '-f',
+  'lavfi',
+  '-i',
+  `testsrc=duration=${seconds}:size=64x48:rate=1`,
+  '-f',
+  'lavfi',
+  '-i',
+  `sine=frequency=440:duration=${seconds}:sample_rate=8000`,
 ];
 const Q = ['-hide_banner', '-loglevel', 'error', '-y'];
 const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'];
@@ -111,17 +122,10 @@ const RECIPES: Record<Exclude<FixtureName, 'garbage.mkv' | 'truncated.mp4'>, (s:
     '-movflags',
     '+faststart',
   ],
-  // A feature-length film made in ~3 s (1 frame a second, 64×48, 8 kHz mono): for what depends on
-  // the running time (the resume rule keeps a position only in films of 5 minutes or more).
+  // Feature-length films made in ~2-3 s (1 frame a second, 64×48, 8 kHz audio): for what depends
+  // on the running time (the resume rule keeps a position only in films of 5 minutes or more).
   'h264_aac_long.mp4': (s) => [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=duration=${s}:size=64x48:rate=1`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:duration=${s}:sample_rate=8000`,
+    ...SPARSE_SRC(s),
     '-map',
     '0:v',
     '-map',
@@ -135,6 +139,22 @@ const RECIPES: Record<Exclude<FixtureName, 'garbage.mkv' | 'truncated.mp4'>, (s:
     '1',
     '-movflags',
     '+faststart',
+  ],
+  'h264_dts_long.mkv': (s) => [
+    ...SPARSE_SRC(s),
+    '-map',
+    '0:v',
+    '-map',
+    '1:a',
+    ...X264,
+    '-c:a',
+    'dca',
+    '-strict',
+    '-2',
+    '-ac',
+    '2',
+    '-metadata:s:a:0',
+    'language=eng',
   ],
   'h264_dts.mkv': (s) => [
     ...SRC(s),

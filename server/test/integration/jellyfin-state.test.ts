@@ -13,6 +13,7 @@ import { Jellyfin } from '@jellyfin/sdk/lib/jellyfin.js';
 import type { Api } from '@jellyfin/sdk/lib/api.js';
 import { getSessionApi } from '@jellyfin/sdk/lib/utils/api/session-api.js';
 import { getUserDataApi } from '@jellyfin/sdk/lib/utils/api/user-data-api.js';
+import { WebSocket } from 'undici';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -366,6 +367,74 @@ describe('jellyfin: progress, played, sessions and the calls on the way', () => 
     // Outside the facade nothing changed: an unknown API path still asks for credentials first.
     assert.equal((await fetch(`${server.url}/api/nothing-here`)).status, 401);
     assert.equal((await server.api('/api/nothing-here')).status, 404);
+  });
+
+  /** Opens a socket as the apps do and collects its messages (undici's client: not our own code). */
+  async function openSocket(path: string) {
+    const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}${path}`);
+    const messages: { MessageType: string; Data?: unknown }[] = [];
+    const waiters: (() => void)[] = [];
+    ws.addEventListener('message', (event) => {
+      messages.push(JSON.parse(String(event.data)) as { MessageType: string; Data?: unknown });
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const opened = await new Promise<boolean>((resolve) => {
+      ws.addEventListener('open', () => resolve(true));
+      ws.addEventListener('error', () => resolve(false));
+    });
+    /** The first message of that type (waiting for it up to 5 s). */
+    const next = async (type: string) => {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const found = messages.find((m) => m.MessageType === type);
+        if (found !== undefined) return found;
+        if (Date.now() > deadline) throw new Error(`no ${type}: ${JSON.stringify(messages)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    };
+    return { ws, opened, messages, next };
+  }
+
+  it('the socket: opened with ApiKey, ForceKeepAlive on open, KeepAlive answered; no token, no socket', async () => {
+    const refused = await openSocket('/jellyfin/socket');
+    assert.equal(refused.opened, false, 'no token: refused');
+    const wrong = await openSocket('/jellyfin/socket?api_key=not-a-token');
+    assert.equal(wrong.opened, false);
+
+    const socket = await openSocket(`/emby/Socket?api_key=${tokens.anna}&deviceId=device-1`);
+    assert.equal(socket.opened, true);
+    assert.deepEqual((await socket.next('ForceKeepAlive')).Data, 60);
+    socket.ws.send(JSON.stringify({ MessageType: 'KeepAlive' }));
+    const answer = await socket.next('KeepAlive');
+    assert.match((answer as { MessageId?: string }).MessageId ?? '', /^[0-9a-f]{32}$/);
+    socket.ws.close();
+  });
+
+  it("an admin's stop from now playing reaches the app's socket as Playstate Stop, only that app's", async () => {
+    const anna = await openSocket(`/jellyfin/socket?ApiKey=${tokens.anna}`);
+    const ben = await openSocket(`/jellyfin/socket?ApiKey=${tokens.ben}`);
+    assert.equal(anna.opened && ben.opened, true);
+    await anna.next('ForceKeepAlive');
+    await ben.next('ForceKeepAlive');
+    await sessionsOf(apis.anna).reportPlaybackStart({ playbackStartInfo: report('long', 30) });
+    const active = (await (await server.api('/api/sessions/active')).json()) as { items: ActivePlay[] };
+    const play = active.items.find((p) => p.user_name === 'anna' && p.media_file_id === ids.long?.fileId);
+    assert.ok(play !== undefined, JSON.stringify(active));
+    const stop = await server.api(`/api/sessions/active/${play.id}`, { method: 'DELETE' });
+    assert.equal(stop.status, 200, await stop.clone().text());
+    const command = await anna.next('Playstate');
+    assert.deepEqual(command.Data, { Command: 'Stop' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(
+      ben.messages.some((m) => m.MessageType === 'Playstate'),
+      false,
+      "Ben's app plays on",
+    );
+    anna.ws.close();
+    ben.ws.close();
   });
 
   it('sign-out (reportSessionEnded) ends that token at once, not the person’s others', async () => {

@@ -10,6 +10,8 @@ import { JELLYFIN_PREFIX } from './credentials.ts';
 import { registerJellyfinItemRoutes } from './items.routes.ts';
 import { registerJellyfinSessionRoutes } from './sessions.routes.ts';
 import { registerJellyfinStubRoutes } from './stubs.routes.ts';
+import { registerJellyfinSocket } from './socket.ts';
+import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import type { JellyfinPlaystateService } from '../../services/jellyfin/jellyfin-playstate.service.ts';
 import type { UserService } from '../../services/people/user.service.ts';
 
@@ -25,6 +27,7 @@ export interface JellyfinDeps {
   playstate: JellyfinPlaystateService;
   users: Pick<UserService, 'get'>;
   certificationCountry: string;
+  plays: Pick<NowPlayingService, 'whenStopped'>;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -40,6 +43,7 @@ export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps)
   registerJellyfinItemRoutes(app, deps.library);
   registerJellyfinSessionRoutes(app, { ...deps, serverId });
   registerJellyfinStubRoutes(app, { ...deps, version: JELLYFIN_VERSION });
+  registerJellyfinSocket(app, deps);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {
