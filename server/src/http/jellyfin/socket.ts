@@ -17,7 +17,7 @@ import type { SessionService } from '../../services/people/session.service.ts';
 import { JELLYFIN_PREFIX, rewriteJellyfinUrl } from './credentials.ts';
 
 export interface JellyfinSocketDeps {
-  sessions: Pick<SessionService, 'authenticate'>;
+  sessions: Pick<SessionService, 'authenticate' | 'isLive'>;
   plays: Pick<NowPlayingService, 'whenStopped'>;
   /** Milliseconds now (tests move it). */
   now?: () => number;
@@ -84,13 +84,20 @@ export function registerJellyfinSocket(app: FastifyInstance, deps: JellyfinSocke
     })().catch(() => socket.destroy());
   };
 
-  // As Jellyfin's keep-alive timer: nudge quiet sockets, drop lost ones.
+  // As Jellyfin's keep-alive timer: nudge quiet sockets, drop lost ones; and the sockets of a
+  // signed-out or revoked session close (1008) within one round.
   const sweep = setInterval(() => {
     const at = now();
     for (const entry of open) {
       const silent = (at - entry.lastSeenMs) / 1000;
       if (silent >= SOCKET_LOST_SECONDS) entry.connection.close(1001);
       else if (silent > SOCKET_NUDGE_SECONDS) entry.connection.send(forceKeepAliveMessage(messageId()));
+      void deps.sessions
+        .isLive(entry.sessionId)
+        .then((live) => {
+          if (!live) entry.connection.close(1008);
+        })
+        .catch(() => undefined);
     }
   }, SOCKET_LOST_SECONDS * 200);
   sweep.unref();
