@@ -69,8 +69,11 @@ export function acceptWebSocket(
       if (!closed && socket.writable) socket.write(encodeFrame(OPCODES.text, Buffer.from(text, 'utf8')));
     },
     close(code = 1000) {
-      if (!closed && socket.writable) socket.end(closeFrame(code));
-      else socket.destroy();
+      if (!closed && socket.writable) {
+        socket.end(closeFrame(code));
+        // A client that never closes its side does not hold the connection (or a server's close).
+        setTimeout(() => socket.destroy(), 1000).unref();
+      } else socket.destroy();
       finish();
     },
     onText(listener) {

@@ -30,7 +30,8 @@ export class FakeWatchStateTables {
       edition_label: null,
       status: 'present',
       analysis_status: 'not_analyzed',
-      capabilities_json: durationSeconds === null ? null : JSON.stringify({ duration_seconds: durationSeconds }),
+      capabilities_json:
+        durationSeconds === null ? null : JSON.stringify({ duration_seconds: durationSeconds }),
       analysis_error: null,
       analyzed_size_bytes: null,
       analyzed_fingerprint: null,

@@ -437,6 +437,39 @@ describe('jellyfin: progress, played, sessions and the calls on the way', () => 
     ben.ws.close();
   });
 
+  it('a server closing with sockets open closes them and does not wait for the apps', async () => {
+    const other = await startTestServer();
+    let ws: WebSocket | null = null;
+    let closing: Promise<void> | null = null;
+    try {
+      const made = await other.api(
+        '/api/users',
+        jsonBody('POST', { name: 'cleo', password: PASSWORD, role: 'member' }),
+      );
+      assert.equal(made.status, 201);
+      const api = jellyfin.createApi(`${other.url}/jellyfin`);
+      const { data } = await api.authenticateUserByName('cleo', PASSWORD);
+      const socket = new WebSocket(
+        `${other.url.replace(/^http/, 'ws')}/jellyfin/socket?ApiKey=${data.AccessToken ?? ''}`,
+      );
+      ws = socket;
+      const closed = new Promise<void>((resolve) => socket.addEventListener('close', () => resolve()));
+      await new Promise<void>((resolve, reject) => {
+        socket.addEventListener('open', () => resolve());
+        socket.addEventListener('error', () => reject(new Error('socket refused')));
+      });
+      closing = other.close();
+      const outcome = await Promise.race([
+        Promise.all([closing, closed]).then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5000).unref()),
+      ]);
+      assert.equal(outcome, 'closed');
+    } finally {
+      ws?.close();
+      await (closing ?? other.close());
+    }
+  });
+
   it('sign-out (reportSessionEnded) ends that token at once, not the person’s others', async () => {
     const api = jellyfin.createApi(`${server.url}/jellyfin`);
     const { data } = await api.authenticateUserByName('anna', PASSWORD);

@@ -111,7 +111,8 @@ export function registerJellyfinSocket(app: FastifyInstance, deps: JellyfinSocke
   });
 
   app.server.on('upgrade', onUpgrade);
-  app.addHook('onClose', async () => {
+  // Before the server stops listening: it waits for its connections, upgraded ones among them.
+  app.addHook('preClose', async () => {
     clearInterval(sweep);
     stopListening();
     app.server.off('upgrade', onUpgrade);
