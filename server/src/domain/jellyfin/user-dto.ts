@@ -12,11 +12,14 @@ export interface UserDtoInput {
   at: string;
 }
 
+/** A Jellyfin `UserDto` as built here (checked against the SDK's model in sdk-shapes.check.ts). */
+export type UserDto = ReturnType<typeof userDto>;
+
 /**
  * A Jellyfin `UserDto` (AuthenticateByName, `/Users/Me`, `/Users/{id}`). Infuse needs
  * `Configuration` and `Policy` filled in (players.md §1.4).
  */
-export function userDto(input: UserDtoInput): Record<string, unknown> {
+export function userDto(input: UserDtoInput) {
   const at = jellyfinDate(input.at);
   return {
     Name: input.name,
@@ -32,15 +35,15 @@ export function userDto(input: UserDtoInput): Record<string, unknown> {
       PlayDefaultAudioTrack: true,
       SubtitleLanguagePreference: '',
       DisplayMissingEpisodes: false,
-      SubtitleMode: 'Default',
+      SubtitleMode: 'Default' as const,
       EnableNextEpisodeAutoPlay: false,
       HidePlayedInLatest: true,
       RememberAudioSelections: true,
       RememberSubtitleSelections: true,
-      OrderedViews: [],
-      LatestItemsExcludes: [],
-      MyMediaExcludes: [],
-      GroupedFolders: [],
+      OrderedViews: [] as string[],
+      LatestItemsExcludes: [] as string[],
+      MyMediaExcludes: [] as string[],
+      GroupedFolders: [] as string[],
     },
     Policy: {
       IsAdministrator: input.isAdmin,
@@ -70,7 +73,7 @@ export function userDto(input: UserDtoInput): Record<string, unknown> {
       RemoteClientBitrateLimit: 0,
       AuthenticationProviderId: 'reelshelf',
       PasswordResetProviderId: 'reelshelf',
-      SyncPlayAccess: 'None',
+      SyncPlayAccess: 'None' as const,
     },
   };
 }
