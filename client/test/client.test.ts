@@ -84,7 +84,8 @@ describe('ReelshelfClient against a live server', () => {
   it('roots, scans, progress, prewarm and streams', async () => {
     const media = mkdtempSync(join(tmpdir(), 'reelshelf-client-media-'));
     try {
-      await makeFixture('h264_aac.mp4', join(media, 'Heat (1995)', 'Heat (1995).mp4'));
+      // 400 s: 12 s in is a place to resume (the resume rule: films of 5 minutes or more).
+      await makeFixture('h264_aac_long.mp4', join(media, 'Heat (1995)', 'Heat (1995).mp4'), 400);
       const root = await client.createLibraryRoot({ path: media, collection: 'Films' });
       assert.equal((await client.listLibraryRoots()).items.length, 1);
       assert.equal((await client.getLibraryRoot(root.id)).collection, 'Films');
@@ -112,7 +113,9 @@ describe('ReelshelfClient against a live server', () => {
         position_seconds: 12,
         watched: false,
       });
-      assert.equal(saved.position_seconds, 12);
+      assert.equal(saved.position_seconds, 0, 'the first 5 %: nothing to resume');
+      const resumable = await client.saveProgress(edition.media_file_id, { position_seconds: 30 });
+      assert.equal(resumable.position_seconds, 30);
       assert.equal((await client.prewarmStatus(edition.media_file_id)).status, 'not_needed');
       assert.equal((await client.prewarm(edition.media_file_id)).status, 'not_needed');
       assert.equal((await client.cancelPrewarm(edition.media_file_id)).status, 'not_building');
@@ -126,7 +129,7 @@ describe('ReelshelfClient against a live server', () => {
       assert.equal(onTv.is_playable, true);
       assert.equal(onTv.stream_url, edition.stream_url);
       assert.match(onTv.hls_url ?? '', /^\/stream\/media_file\/\d+\/master\.m3u8\?device=tv&token=/);
-      assert.ok(onTv.duration_seconds !== null && Math.abs(onTv.duration_seconds - 2) < 0.5);
+      assert.ok(onTv.duration_seconds !== null && Math.abs(onTv.duration_seconds - 400) < 0.5);
       assert.deepEqual(onTv.subtitles, []);
       const onWeb = await client.playback(edition.media_file_id);
       assert.equal(onWeb.hls_url, null);
@@ -142,11 +145,11 @@ describe('ReelshelfClient against a live server', () => {
       // The person's own plays: the saved position (no stream yet: device unknown), then the streams.
       const history = await client.history({ limit: 10 });
       assert.ok(history.total >= 2);
-      assert.ok(history.items.some((i) => i.device === 'unknown' && i.position_seconds === 12));
+      assert.ok(history.items.some((i) => i.device === 'unknown' && i.position_seconds === 30));
       assert.ok(history.items.some((i) => i.device === 'tv' && i.mode === 'direct' && i.title === 'Heat'));
       assert.deepEqual(
         (await client.continueWatching()).items.map((i) => [i.title, i.position_seconds]),
-        [['Heat', 12]],
+        [['Heat', 30]],
       );
       // What plays now, and an admin's stop: the TV play's URL is refused afterwards.
       const onTvNow = (await client.activePlays()).items.find((i) => i.device === 'tv');

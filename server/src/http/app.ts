@@ -185,6 +185,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       return principal;
     },
     isPage: isPageRequest,
+    unmatchedAccess: (request) => (isJellyfinUrl(request.url) ? 'public' : 'admin'),
   });
   registerSession(app, cookies);
   const pages = new Pages(services, cookies);
@@ -204,6 +205,10 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
         hls: services.hls,
         plays: services.plays,
       },
+      playstate: services.jellyfinPlaystate,
+      plays: services.plays,
+      users: services.users,
+      certificationCountry: services.visibility.country,
       serverName: `reelshelf on ${hostname()}`,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

@@ -56,6 +56,7 @@ import { JellyfinCatalogue } from './jellyfin/jellyfin-catalogue.ts';
 import { JellyfinLibraryService, MOVIES_VIEW_ROW } from './jellyfin/jellyfin-library.service.ts';
 import { FavouriteRepository } from '../repositories/favourite.repository.ts';
 import { FavouriteService } from './library/favourite.service.ts';
+import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -135,6 +136,8 @@ export interface Services {
   jellyfin: JellyfinLibraryService;
   /** The Jellyfin facade's PlaybackInfo, streams and subtitles over the one decision engine. */
   jellyfinPlayback: JellyfinPlaybackService;
+  /** The Jellyfin facade's progress and played: the person's watch state, history, now playing. */
+  jellyfinPlaystate: JellyfinPlaystateService;
 }
 
 export interface ServiceDeps {
@@ -390,6 +393,7 @@ export function buildServices(deps: ServiceDeps): Services {
     listing: generation,
     clock: deps.clock,
   });
+  // A saved position moves the person's play (history, now playing) on.
   const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
   const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
   const favourites = new FavouriteService(new FavouriteRepository(deps.db), visibility, deps.clock);
@@ -427,6 +431,14 @@ export function buildServices(deps: ServiceDeps): Services {
   return {
     jellyfin,
     jellyfinPlayback,
+    jellyfinPlaystate: new JellyfinPlaystateService({
+      ids: jellyfinIds,
+      library,
+      visibility,
+      watch,
+      plays,
+      device: devices.resolve(undefined).id,
+    }),
     status,
     movies,
     library,
@@ -440,7 +452,6 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
-    // A saved position moves the person's play (history, now playing) on.
     watch,
     authentication,
     users: people,

@@ -11,7 +11,12 @@ export class FakeWatchStateTables {
   states: WatchStateRow[] = [];
   private nextId = 1;
 
-  addMediaFile(movieId: number | null, relativePath = `film-${this.nextId}.mkv`): number {
+  /** `durationSeconds`: what ffprobe found (stored in capabilities_json); null: not analysed. */
+  addMediaFile(
+    movieId: number | null,
+    relativePath = `film-${this.nextId}.mkv`,
+    durationSeconds: number | null = null,
+  ): number {
     const id = this.nextId++;
     this.mediaFiles.push({
       id,
@@ -25,7 +30,8 @@ export class FakeWatchStateTables {
       edition_label: null,
       status: 'present',
       analysis_status: 'not_analyzed',
-      capabilities_json: null,
+      capabilities_json:
+        durationSeconds === null ? null : JSON.stringify({ duration_seconds: durationSeconds }),
       analysis_error: null,
       analyzed_size_bytes: null,
       analyzed_fingerprint: null,

@@ -58,7 +58,8 @@ describe('households: own watch state, history, tokens that end, what plays now'
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reelshelf-households-'));
     const files = {
-      direct: await makeFixture('h264_aac.mp4', join(dir, 'Direct (2001).mp4'), 4),
+      // 400 s: positions in it are places to resume (the resume rule: films of 5 minutes or more).
+      direct: await makeFixture('h264_aac_long.mp4', join(dir, 'Direct (2001).mp4'), 400),
       convert: await makeFixture('mpeg2_ac3.mkv', join(dir, 'Convert (2002).mkv'), 12),
     };
     t = await startTestServer({ REELSHELF_FFMPEG: halfSpeedFfmpeg(dir), REELSHELF_HLS_IDLE_SECONDS: '60' });
@@ -168,7 +169,7 @@ describe('households: own watch state, history, tokens that end, what plays now'
       assert.equal(history.total, 1, `${who}: one play`);
       assert.deepEqual(
         history.items.map((i) => [i.title, i.device, i.mode, i.position_seconds, i.duration_seconds]),
-        [['Movie direct', 'web', 'direct', position, 4]],
+        [['Movie direct', 'web', 'direct', position, 400]],
         `${who}: their own play only`,
       );
       const resume = (await (await as(secrets[who], '/api/me/continue')).json()) as {

@@ -312,7 +312,8 @@ describe('JSON export → import into an empty library → export gives the same
   before(async () => {
     media = mkdtempSync(join(tmpdir(), 'reelshelf-ie-media-'));
     [rich, empty] = await Promise.all([startTestServer(), startTestServer()]);
-    await makeFixture('h264_aac.mp4', join(media, 'Heat (1995)', 'Heat (1995).mp4'), 1);
+    // Long enough that 42 s in is a place to resume (the resume rule: films of 5 minutes or more).
+    await makeFixture('h264_aac_long.mp4', join(media, 'Heat (1995)', 'Heat (1995).mp4'), 400);
   });
   after(async () => {
     await Promise.all([rich.close(), empty.close()]);

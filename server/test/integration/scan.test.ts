@@ -45,7 +45,8 @@ describe('library roots and scanning a generated library', () => {
     ]);
     await Promise.all([
       makeFixture('h264_dts.mkv', join(root, 'The.Matrix.1999.1080p.BluRay.x264-GROUP.mkv')),
-      makeFixture('h264_aac.mp4', join(root, 'Heat (1995)', 'Heat (1995).mp4'), 3),
+      // 400 s: 42 s in is a place to resume once analysed (the resume rule: films of 5 minutes or more).
+      makeFixture('h264_aac_long.mp4', join(root, 'Heat (1995)', 'Heat (1995).mp4'), 400),
     ]);
     await Promise.all([
       makeFixture('h264_aac.mp4', join(root, 'Heat (1995)', 'extras', 'Making of.mp4'), 1),

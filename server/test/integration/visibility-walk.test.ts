@@ -20,14 +20,16 @@ interface Film {
   key: 'g' | 'pg' | 'r' | 'unrated';
   title: string;
   certification: string | null;
-  fixture: 'h264_aac.mp4' | 'h264_dts.mkv';
+  fixture: 'h264_aac.mp4' | 'h264_dts.mkv' | 'h264_dts_long.mkv';
+  seconds?: number;
 }
 
 // Registered in this order, so the visible films hold the low ids (1, 2) of both movies and files
 // and every hidden id names a hidden thing (or nothing) whichever table a route reads it from.
 const FILMS: Film[] = [
   { key: 'g', title: 'Gentle Meadow', certification: 'G', fixture: 'h264_aac.mp4' },
-  { key: 'pg', title: 'Puppy Parade', certification: 'PG', fixture: 'h264_dts.mkv' },
+  // 400 s: the child stops in it early and it is to continue (the resume rule: films of 5 minutes or more).
+  { key: 'pg', title: 'Puppy Parade', certification: 'PG', fixture: 'h264_dts_long.mkv', seconds: 400 },
   { key: 'r', title: 'Razorwire Nocturne', certification: 'R', fixture: 'h264_dts.mkv' },
   { key: 'unrated', title: 'Unmarked Basement Tape', certification: null, fixture: 'h264_aac.mp4' },
 ];
@@ -60,7 +62,7 @@ describe('visibility: a child walks every route', () => {
     const files: Record<string, string> = {};
     for (const film of FILMS) {
       const ext = film.fixture.slice(film.fixture.lastIndexOf('.'));
-      files[film.key] = await makeFixture(film.fixture, join(root, `${film.title}${ext}`));
+      files[film.key] = await makeFixture(film.fixture, join(root, `${film.title}${ext}`), film.seconds);
     }
     const orphanPath = await makeFixture('h264_aac.mp4', join(root, 'loose', `${ORPHAN_NAME}.mp4`), 3);
 
@@ -402,7 +404,7 @@ describe('visibility: a child walks every route', () => {
     const saved = await as('child', `/api/media-file/${fileId}/progress`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ position_seconds: 2 }),
+      body: JSON.stringify({ position_seconds: 60 }),
     });
     assert.equal(saved.status, 200, await saved.clone().text());
     const mine = async () => ({

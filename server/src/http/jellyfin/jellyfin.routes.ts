@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { readJellyfinCredentials } from '../../domain/jellyfin/auth-header.ts';
 import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
+import { userDto } from '../../domain/jellyfin/user-dto.ts';
 import { jellyfinDate, toWireJson } from '../../domain/jellyfin/wire.ts';
 import { validationFailed } from '../../errors.ts';
 import type { SessionService } from '../../services/people/session.service.ts';
@@ -8,6 +9,12 @@ import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-li
 import { JELLYFIN_PREFIX } from './credentials.ts';
 import { registerJellyfinItemRoutes } from './items.routes.ts';
 import { type JellyfinPlaybackRouteDeps, registerJellyfinPlaybackRoutes } from './playback.routes.ts';
+import { registerJellyfinSessionRoutes } from './sessions.routes.ts';
+import { registerJellyfinStubRoutes } from './stubs.routes.ts';
+import { registerJellyfinSocket } from './socket.ts';
+import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
+import type { JellyfinPlaystateService } from '../../services/jellyfin/jellyfin-playstate.service.ts';
+import type { UserService } from '../../services/people/user.service.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -19,6 +26,10 @@ export interface JellyfinDeps {
   serverName: string;
   library: JellyfinLibraryService;
   playback?: JellyfinPlaybackRouteDeps;
+  playstate: JellyfinPlaystateService;
+  users: Pick<UserService, 'get'>;
+  certificationCountry: string;
+  plays: Pick<NowPlayingService, 'whenStopped'>;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -33,6 +44,9 @@ export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps)
   const serverId = deps.ids.serverId;
   registerJellyfinItemRoutes(app, deps.library);
   if (deps.playback !== undefined) registerJellyfinPlaybackRoutes(app, deps.playback);
+  registerJellyfinSessionRoutes(app, { ...deps, serverId });
+  registerJellyfinStubRoutes(app, { ...deps, version: JELLYFIN_VERSION });
+  registerJellyfinSocket(app, deps);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {
@@ -64,65 +78,16 @@ export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps)
     });
     const { user, session, secret } = signedIn;
     const userId = deps.ids.encode('user', user.id);
-    const isAdmin = user.role === 'admin';
     const now = jellyfinDate(session.created_at);
     return sendWire(reply, {
-      User: {
-        Name: user.name,
-        ServerId: serverId,
-        Id: userId,
-        HasPassword: user.password_hash !== null,
-        HasConfiguredPassword: user.password_hash !== null,
-        HasConfiguredEasyPassword: false,
-        EnableAutoLogin: false,
-        LastLoginDate: now,
-        LastActivityDate: now,
-        // Infuse needs Configuration and Policy filled in (players.md §1.4).
-        Configuration: {
-          PlayDefaultAudioTrack: true,
-          SubtitleLanguagePreference: '',
-          DisplayMissingEpisodes: false,
-          SubtitleMode: 'Default',
-          EnableNextEpisodeAutoPlay: false,
-          HidePlayedInLatest: true,
-          RememberAudioSelections: true,
-          RememberSubtitleSelections: true,
-          OrderedViews: [],
-          LatestItemsExcludes: [],
-          MyMediaExcludes: [],
-          GroupedFolders: [],
-        },
-        Policy: {
-          IsAdministrator: isAdmin,
-          IsHidden: true,
-          IsDisabled: false,
-          EnableUserPreferenceAccess: true,
-          EnableRemoteControlOfOtherUsers: false,
-          EnableSharedDeviceControl: false,
-          EnableRemoteAccess: true,
-          EnableLiveTvManagement: false,
-          EnableLiveTvAccess: false,
-          EnableMediaPlayback: true,
-          EnableAudioPlaybackTranscoding: true,
-          EnableVideoPlaybackTranscoding: true,
-          EnablePlaybackRemuxing: true,
-          EnableContentDeletion: false,
-          EnableContentDownloading: true,
-          EnableSyncTranscoding: false,
-          EnableMediaConversion: false,
-          EnableAllDevices: true,
-          EnableAllChannels: false,
-          EnableAllFolders: true,
-          EnablePublicSharing: false,
-          InvalidLoginAttemptCount: 0,
-          LoginAttemptsBeforeLockout: -1,
-          MaxActiveSessions: 0,
-          RemoteClientBitrateLimit: 0,
-          AuthenticationProviderId: 'reelshelf',
-          PasswordResetProviderId: 'reelshelf',
-          SyncPlayAccess: 'None',
-        },
-      },
+      User: userDto({
+        id: userId,
+        name: user.name,
+        isAdmin: user.role === 'admin',
+        hasPassword: user.password_hash !== null,
+        serverId,
+        at: session.created_at,
+      }),
       SessionInfo: {
         // Names the reelshelf session without being its secret.
         Id: deps.ids.encode('session', session.id),

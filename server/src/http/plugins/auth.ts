@@ -20,6 +20,12 @@ export interface AuthOptions {
   resolve: (request: FastifyRequest) => Promise<Principal | null>;
   /** True for a page a person opens: without auth it redirects (303) to the sign-in page, not a 401. */
   isPage?: (request: FastifyRequest) => boolean;
+  /**
+   * The access of a request that matched no route (default `admin`: its 404 only after the
+   * credentials hold). The Jellyfin facade answers its unknown paths 404 to anyone: an app reads a
+   * 401 as "signed out".
+   */
+  unmatchedAccess?: (request: FastifyRequest) => Access;
 }
 
 /** Where an unauthenticated page request is sent; `next` brings the person back after sign-in. */
@@ -28,9 +34,9 @@ export function signInLocation(url: string): string {
 }
 
 /** The access a request's route needs (a request that matched no route: `admin`, answered 404 after). */
-function accessOf(request: FastifyRequest): Access {
+function accessOf(request: FastifyRequest, options: AuthOptions): Access {
   const url = request.routeOptions.url;
-  if (url === undefined) return 'admin';
+  if (url === undefined) return options.unmatchedAccess?.(request) ?? 'admin';
   if (url.startsWith('/assets/')) return 'public';
   return routeAccess(request.method, url);
 }
@@ -42,7 +48,7 @@ function accessOf(request: FastifyRequest): Access {
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.addHook('onRequest', async (request, reply) => {
-    const access = accessOf(request);
+    const access = accessOf(request, options);
     // A public route does not read a session (that would hold its POSTs, sign-in among them, to the
     // session's CSRF check), but a bearer still says who asks (health says more to the admin).
     const principal =

@@ -3,6 +3,7 @@ import type { ContinueItem, WatchState, WatchStateInput } from '@reelshelf/contr
 
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { notFound } from '../../errors.ts';
+import { durationOfCapabilities, resumeOutcome } from '../../domain/resume-rule.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import type { WatchStateRepository } from '../../repositories/watch-state.repository.ts';
 
@@ -42,23 +43,33 @@ export class WatchStateService {
     }));
   }
 
-  /** Saves `userId`'s state of a file. */
+  /**
+   * Saves `userId`'s state of a file. The position goes through the one resume rule
+   * (domain/resume-rule.ts, Jellyfin's): the first 5 % keeps nothing, past 90 % (or anywhere in a
+   * film under 5 minutes) the film counts as watched.
+   */
   async save(userId: number, mediaFileId: number, input: WatchStateInput): Promise<WatchState> {
     const file = await this.files.getById(mediaFileId);
     if (file === undefined) throw notFound('media file', mediaFileId);
+    const outcome = resumeOutcome(
+      Math.floor(input.position_seconds),
+      durationOfCapabilities(file.capabilities_json),
+    );
+    const watched = input.watched ?? (outcome.played ? true : undefined);
     const saved = await this.states.save(
       {
         user_id: userId,
         media_file_id: mediaFileId,
         movie_id: file.movie_id,
-        position_seconds: Math.floor(input.position_seconds),
-        watched: input.watched === true ? 1 : 0,
+        position_seconds: outcome.positionSeconds,
+        watched: watched === true ? 1 : 0,
         updated_at: isoNow(this.clock),
       },
       // A position saved without the flag leaves it as it was (a new row starts unwatched).
-      input.watched === undefined,
+      watched === undefined,
     );
-    await this.listener?.progress(userId, mediaFileId, saved.position_seconds);
+    // The history records how far the person got, before the rule moved the resume point.
+    await this.listener?.progress(userId, mediaFileId, Math.floor(input.position_seconds));
     return {
       media_file_id: saved.media_file_id,
       position_seconds: saved.position_seconds,

@@ -41,8 +41,22 @@ export interface NowPlayingDeps {
   reopenMs?: number;
 }
 
+/** A play an app reports itself (the Jellyfin facade's /Sessions/Playing…). */
+export interface PlayReport {
+  holder: TokenHolder;
+  fileId: number;
+  mode: PlayMode;
+  /** The app and device that play it ("Findroid on Pixel 7"), shown on the admin page. */
+  client: string;
+}
+
+/** Told when an admin stops a play (the Jellyfin facade tells the app through its socket). */
+export type PlayStopListener = (stopped: { holder: TokenHolder; fileId: number }) => void;
+
 interface Play extends ActivePlay {
   key: string;
+  /** The app and device, when the app reported the play itself. */
+  client: string | null;
   holder: TokenHolder;
   historyId: number;
   lastSeenMs: number;
@@ -67,6 +81,7 @@ export class NowPlayingService {
   private readonly plays = new Map<string, Play>();
   private readonly starting = new Map<string, Promise<Play | null>>();
   private nextId = 1;
+  private readonly stopListeners = new Set<PlayStopListener>();
   private readonly activeMs: number;
   private readonly reopenMs: number;
 
@@ -147,6 +162,7 @@ export class NowPlayingService {
       lastSeenMs: now,
       writtenMs: now,
       id: this.nextId++,
+      client: null,
       user_id: input.holder.userId,
       user_name: (await history.userName(input.holder.userId)) ?? `user ${input.holder.userId}`,
       credential: { kind: input.holder.credential.kind, id: input.holder.credential.id },
@@ -164,6 +180,52 @@ export class NowPlayingService {
     this.plays.set(key, play);
     this.forgetOld(now);
     return play;
+  }
+
+  /**
+   * An app says it plays a file (start, progress or ping of Jellyfin's /Sessions/Playing…): the
+   * credential's play of that file — whichever device its stream or HLS requests named — goes on and
+   * is labelled with the app and device; with none yet, a play starts under the app's name.
+   */
+  async report(input: PlayReport): Promise<void> {
+    const now = this.nowMs();
+    const found = this.playsOf(input.holder, input.fileId, now)[0];
+    if (found !== undefined) {
+      found.client = input.client;
+      this.keepGoing(found, now);
+      return;
+    }
+    await this.seen({ holder: input.holder, fileId: input.fileId, device: input.client, mode: input.mode });
+    const started = this.playsOf(input.holder, input.fileId, now)[0];
+    if (started !== undefined) started.client = input.client;
+  }
+
+  /** An app stopped playing a file: the credential's plays of it leave the list (the history stays). */
+  finish(holder: TokenHolder, fileId: number): void {
+    for (const play of this.playsOf(holder, fileId, this.nowMs())) this.plays.delete(play.key);
+  }
+
+  /** An app's keep-alive (Jellyfin's /Sessions/Playing/Ping): every play of the credential goes on. */
+  ping(holder: TokenHolder): void {
+    const now = this.nowMs();
+    for (const play of this.playsOf(holder, null, now)) this.keepGoing(play, now);
+  }
+
+  /** Calls `listener` after each admin stop; returns the way to stop listening. */
+  whenStopped(listener: PlayStopListener): () => void {
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
+  /** The credential's live plays (of `fileId`, or of any file), the one seen last first. */
+  private playsOf(holder: TokenHolder, fileId: number | null, now: number): Play[] {
+    const same = (p: Play) =>
+      p.holder.userId === holder.userId &&
+      p.holder.credential.kind === holder.credential.kind &&
+      p.holder.credential.id === holder.credential.id &&
+      (fileId === null || p.media_file_id === fileId) &&
+      now - p.lastSeenMs <= this.reopenMs;
+    return [...this.plays.values()].filter(same).sort((a, b) => b.lastSeenMs - a.lastSeenMs);
   }
 
   /**
@@ -241,6 +303,13 @@ export class NowPlayingService {
     // The person's listings hand out URLs past the stop (their cached ones are dead now).
     this.deps.listing.changed({ files: [play.media_file_id], user: play.user_id });
     await this.deps.conversions.stopRuns(play.media_file_id, play.device);
+    for (const listener of this.stopListeners) {
+      try {
+        listener({ holder: play.holder, fileId: play.media_file_id });
+      } catch {
+        // A listener (an app's socket) that fails does not undo the stop.
+      }
+    }
     return publicView(play);
   }
 
@@ -261,7 +330,7 @@ export class NowPlayingService {
   }
 }
 
-function publicView(play: ActivePlay): ActivePlay {
+function publicView(play: Play): ActivePlay {
   return {
     id: play.id,
     user_id: play.user_id,
@@ -270,7 +339,9 @@ function publicView(play: ActivePlay): ActivePlay {
     media_file_id: play.media_file_id,
     movie_id: play.movie_id,
     title: play.title,
-    device: play.device,
+    // An app's play names the app and device (and the reelshelf device its streams asked for).
+    device:
+      play.client === null || play.client === play.device ? play.device : `${play.client} (${play.device})`,
     mode: play.mode,
     conversion_speed: play.conversion_speed,
     position_seconds: play.position_seconds,

@@ -65,6 +65,24 @@ describe('WatchStateService with fake repositories', () => {
     assert.equal(tables.states[0]?.movie_id, 9);
   });
 
+  it('goes through the one resume rule: the start keeps nothing, past 90 % counts as watched', async () => {
+    const tables = new FakeWatchStateTables();
+    const fileId = tables.addMediaFile(7, 'long.mkv', 6000);
+    const { watch } = service(tables);
+    assert.deepEqual(
+      [(await watch.save(1, fileId, { position_seconds: 240 })).position_seconds, tables.states[0]?.watched],
+      [0, 0],
+      '4 % in: nothing to resume',
+    );
+    assert.equal((await watch.save(1, fileId, { position_seconds: 3000 })).position_seconds, 3000);
+    const near = await watch.save(1, fileId, { position_seconds: 5460 });
+    assert.deepEqual([near.position_seconds, near.watched], [0, true], '91 %: watched, out of continue');
+    assert.deepEqual(await watch.continueWatching(1), []);
+    const short = tables.addMediaFile(8, 'short.mkv', 240);
+    const played = await watch.save(1, short, { position_seconds: 120 });
+    assert.deepEqual([played.position_seconds, played.watched], [0, true], 'a 4-minute film: played');
+  });
+
   it('an unknown media file is 404 not_found and writes nothing', async () => {
     const tables = new FakeWatchStateTables();
     const { watch } = service(tables);

@@ -128,4 +128,59 @@ describe('NowPlayingService', () => {
     assert.deepEqual(plays.active(), []);
     await assert.rejects(plays.stop(active.id), /No play/);
   });
+
+  it("an app's report joins the credential's play on any device and names the app; a new one starts under its name", async () => {
+    const { plays, rows, later } = setup();
+    await plays.seen({ holder: anna, fileId: 1, device: 'jellyfin-abc', mode: 'converted' });
+    await plays.report({ holder: anna, fileId: 1, mode: 'direct', client: 'Findroid on Shield' });
+    assert.deepEqual(
+      plays.active().map((p) => [p.media_file_id, p.device, p.mode]),
+      [[1, 'Findroid on Shield (jellyfin-abc)', 'converted']],
+      'one play, the stream route’s device and mode kept',
+    );
+    assert.equal(rows.length, 1);
+    // Another credential of the same person is another play.
+    const phone: TokenHolder = { userId: 2, credential: { kind: 'session', id: 6 } };
+    await plays.report({ holder: phone, fileId: 2, mode: 'direct', client: 'Swiftfin on iPhone' });
+    assert.deepEqual(
+      plays
+        .active()
+        .map((p) => [p.media_file_id, p.device, p.mode])
+        .sort(),
+      [
+        [1, 'Findroid on Shield (jellyfin-abc)', 'converted'],
+        [2, 'Swiftfin on iPhone', 'direct'],
+      ],
+    );
+    // A ping keeps the credential's plays going past the minute; finish takes the play off the list.
+    later(50_000);
+    plays.ping(anna);
+    later(20_000);
+    assert.deepEqual(
+      plays.active().map((p) => p.media_file_id),
+      [1],
+    );
+    plays.finish(anna, 1);
+    assert.deepEqual(plays.active(), []);
+    assert.equal(rows.length, 2, 'the history stays');
+  });
+
+  it('tells its listeners of an admin stop; a failing listener does not undo it', async () => {
+    const { plays, stops } = setup();
+    const heard: [TokenHolder, number][] = [];
+    plays.whenStopped(() => {
+      throw new Error('socket gone');
+    });
+    const stopListening = plays.whenStopped(({ holder, fileId }) => void heard.push([holder, fileId]));
+    await plays.report({ holder: anna, fileId: 3, mode: 'direct', client: 'Kodi' });
+    const [play] = plays.active();
+    assert.ok(play !== undefined);
+    await plays.stop(play.id);
+    assert.deepEqual(heard, [[anna, 3]]);
+    assert.deepEqual(stops, [[anna, 3]]);
+    stopListening();
+    await plays.report({ holder: anna, fileId: 3, mode: 'direct', client: 'Kodi' });
+    await plays.stop(plays.active()[0]?.id ?? 0);
+    assert.equal(heard.length, 1, 'no longer listening');
+  });
 });
