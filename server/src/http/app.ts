@@ -58,6 +58,16 @@ export interface HttpTimeouts {
   checkMs: number;
 }
 
+/** The production slow-client limits (both ports). */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: HEADERS_TIMEOUT_MS,
+  requestMs: REQUEST_TIMEOUT_MS,
+  checkMs: TIMEOUT_CHECK_MS,
+};
+
+/** The name the Jellyfin facade gives itself (System/Info/Public, sign-in, UDP discovery). */
+export const JELLYFIN_SERVER_NAME = `reelshelf on ${hostname()}`;
+
 /** Query strings and any credential-like parameter are scrubbed from logged URLs. */
 export function redactUrl(url: string): string {
   return url.replace(/([?&](?:token|api_key|apikey|key|access_token)=)[^&]*/gi, '$1[redacted]');
@@ -83,11 +93,7 @@ export function forSerializer(schema: unknown): unknown {
 
 /** The HTTP application: plugins, the contract's schemas, and thin routes over the services. */
 export function buildHttpApp(services: Services, options: HttpOptions): FastifyInstance {
-  const timeouts = options.timeouts ?? {
-    headersMs: HEADERS_TIMEOUT_MS,
-    requestMs: REQUEST_TIMEOUT_MS,
-    checkMs: TIMEOUT_CHECK_MS,
-  };
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
     logger: {
       level: options.logLevel,
@@ -198,7 +204,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       sessions: services.sessions,
       ids: services.jellyfin.ids,
       library: services.jellyfin,
-      serverName: `reelshelf on ${hostname()}`,
+      serverName: JELLYFIN_SERVER_NAME,
     });
     registerMovieRoutes(api, services.movies, services.visibility);
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);

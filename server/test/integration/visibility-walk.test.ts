@@ -69,6 +69,8 @@ describe('visibility: a child walks every route', () => {
       REELSHELF_PORT: '0',
       REELSHELF_LOG_LEVEL: 'silent',
       REELSHELF_WATCH: 'off',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DATA_DIR: dataDir,
     });
     server = await createServer(config);
