@@ -68,9 +68,34 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
 /** The name the Jellyfin facade gives itself (System/Info/Public, sign-in, UDP discovery). */
 export const JELLYFIN_SERVER_NAME = `reelshelf on ${hostname()}`;
 
-/** Query strings and any credential-like parameter are scrubbed from logged URLs. */
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set(CREDENTIAL_QUERY_PARAMS);
+
+/** A query key as the query parser reads it (percent-decoded), lower case; the raw key if it does not decode. */
+function queryKeyOf(raw: string): string {
+  try {
+    return decodeURIComponent(raw).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/**
+ * A URL as logged: the value of every credential-like query parameter (`token`, `api_key`,
+ * `ApiKey`…, in any case) is replaced by `[redacted]`. Keys are compared as the query parser reads
+ * them — percent-decoded — since `api%5Fkey=…` reaches the routes as `api_key` too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:token|api_key|apikey|key|access_token)=)[^&]*/gi, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1 || !CREDENTIAL_NAMES.has(queryKeyOf(pair.slice(0, equals)))) return pair;
+      return `${pair.slice(0, equals)}=[redacted]`;
+    });
+  return `${url.slice(0, start)}?${query.join('&')}`;
 }
 
 /**
@@ -97,7 +122,15 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   const app = Fastify({
     logger: {
       level: options.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      // The req serializer below logs only the method and the redacted URL; these paths guard any
+      // log line that carries headers anyway (every header a Jellyfin app sends a token in).
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-emby-authorization"]',
+        'req.headers["x-emby-token"]',
+        'req.headers["x-mediabrowser-token"]',
+      ],
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
       },
