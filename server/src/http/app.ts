@@ -237,6 +237,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       sessions: services.sessions,
       ids: services.jellyfin.ids,
       library: services.jellyfin,
+      images: services.jellyfinImages,
       serverName: JELLYFIN_SERVER_NAME,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

@@ -52,6 +52,7 @@ import { JellyfinIds } from '../domain/jellyfin/ids.ts';
 import { ImageTags } from '../domain/jellyfin/image-tags.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
 import { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
+import { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -129,6 +130,8 @@ export interface Services {
   subtitles: SubtitleVttService;
   /** The Jellyfin facade's browsing (docs/jellyfin.md): views and items over /library's listing. */
   jellyfin: JellyfinLibraryService;
+  /** The Jellyfin facade's images by tag (docs/jellyfin.md "Images"), through the artwork service. */
+  jellyfinImages: JellyfinImagesService;
 }
 
 export interface ServiceDeps {
@@ -385,17 +388,27 @@ export function buildServices(deps: ServiceDeps): Services {
     clock: deps.clock,
   });
   const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
+  const jellyfinTags = new ImageTags(deps.jellyfinKey);
   const jellyfin = new JellyfinLibraryService({
     library,
     movies,
     visibility,
     facts: new JellyfinFactsRepository(deps.db),
     ids: jellyfinIds,
-    tags: new ImageTags(deps.jellyfinKey),
+    tags: jellyfinTags,
     device: devices.resolve(undefined).id,
+  });
+  const jellyfinImages = new JellyfinImagesService({
+    ids: jellyfinIds,
+    tags: jellyfinTags,
+    artwork,
+    artworkRows: new ArtworkRepository(deps.db),
+    people: users,
+    visibility,
   });
   return {
     jellyfin,
+    jellyfinImages,
     status,
     movies,
     library,

@@ -30,9 +30,13 @@ export function rewriteJellyfinUrl(url: string): string {
 /**
  * Routes where a token in the query (`api_key`, `ApiKey`) is accepted: players fetch streams,
  * HLS, subtitles and images without headers. Everywhere else a query token is ignored, so a token
- * copied into an address bar opens nothing but media. (Empty until those routes exist.)
+ * copied into an address bar opens nothing but media.
  */
-const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([]);
+const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([
+  // Images (http/jellyfin/images.routes.ts).
+  `${JELLYFIN_PREFIX}/items/:itemid/images/:type`,
+  `${JELLYFIN_PREFIX}/items/:itemid/images/:type/:index`,
+]);
 
 /** The person behind a Jellyfin request's token (a device session), or null. */
 export async function jellyfinPrincipal(

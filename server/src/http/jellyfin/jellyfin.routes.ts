@@ -7,6 +7,8 @@ import type { SessionService } from '../../services/people/session.service.ts';
 import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-library.service.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
 import { registerJellyfinItemRoutes } from './items.routes.ts';
+import { registerJellyfinImageRoutes } from './images.routes.ts';
+import type { JellyfinImagesService } from '../../services/jellyfin/jellyfin-images.service.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -17,6 +19,7 @@ export interface JellyfinDeps {
   ids: JellyfinIds;
   serverName: string;
   library: JellyfinLibraryService;
+  images: JellyfinImagesService;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -30,6 +33,7 @@ function sendWire(reply: { type(t: string): unknown }, body: unknown): string {
 export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps): void {
   const serverId = deps.ids.serverId;
   registerJellyfinItemRoutes(app, deps.library);
+  registerJellyfinImageRoutes(app, deps.images, deps.sessions);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {

@@ -94,7 +94,7 @@ export class JellyfinLibraryService {
       found === null
         ? items
         : ((set) => items.filter((i) => i.movie_id !== null && set.has(i.movie_id)))(new Set(found));
-    const dtos = await this.dtos(matched);
+    const dtos = await this.dtos(matched, viewer);
     return pageOf(sortItems(dtos, query), query);
   }
 
@@ -112,10 +112,10 @@ export class JellyfinLibraryService {
       item = items.find((i) => i.movie_id === null && i.editions[0]?.media_file_id === ref.id) ?? null;
     }
     if (item === null) return null;
-    return (await this.dtos([item]))[0] ?? null;
+    return (await this.dtos([item], viewer))[0] ?? null;
   }
 
-  private async dtos(items: readonly LibraryMovieItem[]): Promise<MovieDto[]> {
+  private async dtos(items: readonly LibraryMovieItem[], viewer: ListingViewer): Promise<MovieDto[]> {
     const [movieRows, fileRows] = await Promise.all([
       this.deps.facts.movieFacts(),
       this.deps.facts.fileFacts(),
@@ -124,7 +124,11 @@ export class JellyfinLibraryService {
     const files = new Map(
       fileRows.map((f) => [f.id, { container: containerOf(f.relative_path), sizeBytes: f.size_bytes }]),
     );
-    const context: DtoContext = { ids: this.deps.ids, tags: this.deps.tags, parentId: this.moviesViewId };
+    const context: DtoContext = {
+      ids: this.deps.ids,
+      tags: this.deps.tags.forPerson(viewer.userId),
+      parentId: this.moviesViewId,
+    };
     const out: MovieDto[] = [];
     for (const item of items) {
       const movie = item.movie_id === null ? undefined : movies.get(item.movie_id);
