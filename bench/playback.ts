@@ -203,7 +203,13 @@ export async function withLibrary<T>(
     }
     const server = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
       cwd: repo,
-      env: { ...env, REELSHELF_PORT: '0', REELSHELF_HOST: '127.0.0.1' },
+      env: {
+        ...env,
+        REELSHELF_PORT: '0',
+        REELSHELF_HOST: '127.0.0.1',
+        REELSHELF_JELLYFIN_PORT: 'off',
+        REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so its ffmpeg runs go with it.
       detached: true,

@@ -211,6 +211,8 @@ export async function benchSearch(): Promise<void> {
     REELSHELF_HOST: '127.0.0.1',
     REELSHELF_PORT: '0',
     REELSHELF_LOG_LEVEL: 'warn',
+    REELSHELF_JELLYFIN_PORT: 'off',
+    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
   });
   const server = await createServer(config);
   try {

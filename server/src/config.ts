@@ -60,6 +60,13 @@ export interface Config {
   sessionIdleHours: number;
   /** REELSHELF_SESSION_MAX_DAYS: a browser session ends this long after sign-in, used or not. */
   sessionMaxDays: number;
+  /**
+   * REELSHELF_JELLYFIN_PORT: the Jellyfin facade at the root of its own port (Jellyfin's 8096, where
+   * apps and TVs look first); null = `off` (the facade stays under /jellyfin on the main port).
+   */
+  jellyfinPort: number | null;
+  /** REELSHELF_JELLYFIN_DISCOVERY_PORT: UDP `who is JellyfinServer?` answers (Jellyfin's 7359); null = off. */
+  jellyfinDiscoveryPort: number | null;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -96,6 +103,19 @@ function oneOf<T extends string>(env: Env, key: string, fallback: T, allowed: re
     throw new ConfigError(`${key}=${raw} is not valid: expected one of ${allowed.join(', ')}`);
   }
   return found;
+}
+
+/** A TCP/UDP port (0 = any free one, for tests), or `off` → null. */
+function portOrOff(env: Env, key: string, fallback: number): number | null {
+  const raw = optional(env, key)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'off') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(
+      `${key}=${raw} is not valid: expected a port from 0 to 65535 (0 = any free port), or off`,
+    );
+  }
+  return Number(raw);
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -197,6 +217,13 @@ export function loadConfig(env: Env = process.env): Config {
       `REELSHELF_ACCEL_REDIRECT=${accelRaw} is not valid: expected the path of an internal nginx location such as /internal-media/ (letters, digits, - _ . ~ segments)`,
     );
   }
+  const port = integer(env, 'REELSHELF_PORT', 8787, 0, 65535);
+  const jellyfinPort = portOrOff(env, 'REELSHELF_JELLYFIN_PORT', 8096);
+  if (jellyfinPort !== null && jellyfinPort !== 0 && jellyfinPort === port) {
+    throw new ConfigError(
+      `REELSHELF_JELLYFIN_PORT=${jellyfinPort} is not valid: it is REELSHELF_PORT too; choose another port, or off (the facade stays under /jellyfin on the main port)`,
+    );
+  }
   const cores = availableParallelism();
   const maxConversions = integer(
     env,
@@ -207,7 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
   );
   return {
     host,
-    port: integer(env, 'REELSHELF_PORT', 8787, 0, 65535),
+    port,
     dataDir,
     databaseUrl,
     apiToken,
@@ -244,5 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     sessionIdleHours: integer(env, 'REELSHELF_SESSION_IDLE_HOURS', 12, 1, 24 * 30),
     sessionMaxDays: integer(env, 'REELSHELF_SESSION_MAX_DAYS', 30, 1, 365),
+    jellyfinPort,
+    jellyfinDiscoveryPort: portOrOff(env, 'REELSHELF_JELLYFIN_DISCOVERY_PORT', 7359),
   };
 }

@@ -32,6 +32,12 @@ async function main(): Promise<void> {
     ? `Admin token (shown once; kept in ${config.dataDir}/api-token):\n  ${server.apiToken}\n`
     : '';
   process.stdout.write(`reelshelf listening on ${shown} (data dir ${config.dataDir})\n${token}`);
+  if (server.jellyfin.url !== null) {
+    process.stdout.write(
+      `Jellyfin apps: ${server.jellyfin.url.replace('://0.0.0.0', '://127.0.0.1')} (or ${shown}/jellyfin)\n`,
+    );
+  }
+  for (const warning of server.jellyfin.warnings) process.stdout.write(`warning: ${warning}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -58,9 +58,44 @@ export interface HttpTimeouts {
   checkMs: number;
 }
 
-/** Query strings and any credential-like parameter are scrubbed from logged URLs. */
+/** The production slow-client limits (both ports). */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: HEADERS_TIMEOUT_MS,
+  requestMs: REQUEST_TIMEOUT_MS,
+  checkMs: TIMEOUT_CHECK_MS,
+};
+
+/** The name the Jellyfin facade gives itself (System/Info/Public, sign-in, UDP discovery). */
+export const JELLYFIN_SERVER_NAME = `reelshelf on ${hostname()}`;
+
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set(CREDENTIAL_QUERY_PARAMS);
+
+/** A query key as the query parser reads it (percent-decoded), lower case; the raw key if it does not decode. */
+function queryKeyOf(raw: string): string {
+  try {
+    return decodeURIComponent(raw).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/**
+ * A URL as logged: the value of every credential-like query parameter (`token`, `api_key`,
+ * `ApiKey`…, in any case) is replaced by `[redacted]`. Keys are compared as the query parser reads
+ * them — percent-decoded — since `api%5Fkey=…` reaches the routes as `api_key` too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:token|api_key|apikey|key|access_token)=)[^&]*/gi, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1 || !CREDENTIAL_NAMES.has(queryKeyOf(pair.slice(0, equals)))) return pair;
+      return `${pair.slice(0, equals)}=[redacted]`;
+    });
+  return `${url.slice(0, start)}?${query.join('&')}`;
 }
 
 /**
@@ -83,15 +118,19 @@ export function forSerializer(schema: unknown): unknown {
 
 /** The HTTP application: plugins, the contract's schemas, and thin routes over the services. */
 export function buildHttpApp(services: Services, options: HttpOptions): FastifyInstance {
-  const timeouts = options.timeouts ?? {
-    headersMs: HEADERS_TIMEOUT_MS,
-    requestMs: REQUEST_TIMEOUT_MS,
-    checkMs: TIMEOUT_CHECK_MS,
-  };
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
     logger: {
       level: options.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      // The req serializer below logs only the method and the redacted URL; these paths guard any
+      // log line that carries headers anyway (every header a Jellyfin app sends a token in).
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-emby-authorization"]',
+        'req.headers["x-emby-token"]',
+        'req.headers["x-mediabrowser-token"]',
+      ],
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
       },
@@ -209,7 +248,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       plays: services.plays,
       users: services.users,
       certificationCountry: services.visibility.country,
-      serverName: `reelshelf on ${hostname()}`,
+      images: services.jellyfinImages,
+      serverName: JELLYFIN_SERVER_NAME,
     });
     registerMovieRoutes(api, services.movies, services.visibility);
     registerLibraryRoutes(api, services.listing, services.devices, pages.library);

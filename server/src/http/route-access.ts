@@ -24,6 +24,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   // The Jellyfin facade's server rating and sign-in (http/jellyfin/; paths lower-cased on arrival).
   'GET /jellyfin/system/info/public': 'public',
   'POST /jellyfin/users/authenticatebyname': 'public',
+  // Jellyfin images (issue 23, port+discovery+images part): a right tag is its own credential; with a
+  // token the route checks it and the person's visibility itself (http/jellyfin/images.routes.ts).
+  'GET /jellyfin/items/:itemid/images/:type': 'public',
+  'GET /jellyfin/items/:itemid/images/:type/:index': 'public',
 
   // Any signed-in person.
   'POST /sign-out': 'signed-in',

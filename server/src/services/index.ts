@@ -57,6 +57,7 @@ import { JellyfinLibraryService, MOVIES_VIEW_ROW } from './jellyfin/jellyfin-lib
 import { FavouriteRepository } from '../repositories/favourite.repository.ts';
 import { FavouriteService } from './library/favourite.service.ts';
 import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
+import { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
@@ -138,6 +139,8 @@ export interface Services {
   jellyfinPlayback: JellyfinPlaybackService;
   /** The Jellyfin facade's progress and played: the person's watch state, history, now playing. */
   jellyfinPlaystate: JellyfinPlaystateService;
+  /** The Jellyfin facade's images by tag (docs/jellyfin.md "Images"), through the artwork service. */
+  jellyfinImages: JellyfinImagesService;
 }
 
 export interface ServiceDeps {
@@ -398,6 +401,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
   const favourites = new FavouriteService(new FavouriteRepository(deps.db), visibility, deps.clock);
   const jellyfinDevice = devices.resolve(undefined).id;
+  const jellyfinTags = new ImageTags(deps.jellyfinKey);
   const jellyfin = new JellyfinLibraryService({
     library,
     // Kept per person and library generation: the apps' whole-library sync costs no presentation.
@@ -408,7 +412,7 @@ export function buildServices(deps: ServiceDeps): Services {
       facts: new JellyfinFactsRepository(deps.db),
       favourites,
       ids: jellyfinIds,
-      tags: new ImageTags(deps.jellyfinKey),
+      tags: jellyfinTags,
       device: jellyfinDevice,
       parentId: jellyfinIds.encode('folder', MOVIES_VIEW_ROW),
     }),
@@ -428,6 +432,14 @@ export function buildServices(deps: ServiceDeps): Services {
     visibility,
     subtitles,
   });
+  const jellyfinImages = new JellyfinImagesService({
+    ids: jellyfinIds,
+    tags: jellyfinTags,
+    artwork,
+    artworkRows: new ArtworkRepository(deps.db),
+    people: users,
+    visibility,
+  });
   return {
     jellyfin,
     jellyfinPlayback,
@@ -439,6 +451,7 @@ export function buildServices(deps: ServiceDeps): Services {
       plays,
       device: devices.resolve(undefined).id,
     }),
+    jellyfinImages,
     status,
     movies,
     library,

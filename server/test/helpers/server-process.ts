@@ -38,6 +38,8 @@ export async function startServerProcess(
       REELSHELF_PORT: '0',
       REELSHELF_HOST: '127.0.0.1',
       REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

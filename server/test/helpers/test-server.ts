@@ -29,6 +29,9 @@ export async function startTestServer(
     REELSHELF_LOG_LEVEL: 'silent',
     // Scans happen when a test asks for them; root-watcher.test.ts turns watching on.
     REELSHELF_WATCH: 'off',
+    // Never Jellyfin's real ports in tests: a test that needs them asks for port 0.
+    REELSHELF_JELLYFIN_PORT: 'off',
+    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
     ...env,
     REELSHELF_DATA_DIR: dataDir,
   });

@@ -88,6 +88,8 @@ describe('a fresh machine: no ffmpeg/ffprobe on the PATH', () => {
       REELSHELF_DATA_DIR: join(dir, 'data'),
       REELSHELF_HOST: '127.0.0.1',
       REELSHELF_PORT: '0',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_API_TOKEN: TOKEN,
       REELSHELF_LOG_LEVEL: 'warn',
     };

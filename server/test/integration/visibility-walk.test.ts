@@ -71,6 +71,8 @@ describe('visibility: a child walks every route', () => {
       REELSHELF_PORT: '0',
       REELSHELF_LOG_LEVEL: 'silent',
       REELSHELF_WATCH: 'off',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DATA_DIR: dataDir,
     });
     server = await createServer(config);
@@ -218,6 +220,9 @@ describe('visibility: a child walks every route', () => {
     const names = [...url.matchAll(/:([A-Za-z_]+)|\*/g)].map((m) => m[1] ?? '*');
     const samples: Record<string, string[]> = {
       kind: ['poster', 'backdrop'],
+      // Jellyfin images (/jellyfin/items/:itemid/images/:type[/:index]).
+      type: ['Primary', 'Backdrop'],
+      index: ['0'],
       rendition: ['v', 'a0', 's0'],
       segment: ['init.mp4', '0.m4s', '0.ts', '0.vtt', 'index.m3u8'],
       track: ['0.vtt'],

@@ -18,6 +18,19 @@ describe('loadConfig', () => {
     assert.equal(c.rescanIntervalMs, 6 * 3_600_000);
     assert.equal(c.accelRedirect, null, 'bytes are sent in-process unless nginx is configured');
     assert.equal(c.followSymlinks, true, 'symlinks are followed, as Jellyfin and Plex do');
+    assert.equal(c.jellyfinPort, 8096, "Jellyfin's own port, where the apps look");
+    assert.equal(c.jellyfinDiscoveryPort, 7359, "Jellyfin's discovery port");
+  });
+
+  it('reads the Jellyfin port and discovery port, each a port or off (any case)', () => {
+    const c = loadConfig({ REELSHELF_JELLYFIN_PORT: '0', REELSHELF_JELLYFIN_DISCOVERY_PORT: 'OFF' });
+    assert.equal(c.jellyfinPort, 0);
+    assert.equal(c.jellyfinDiscoveryPort, null);
+    const d = loadConfig({ REELSHELF_JELLYFIN_PORT: 'off', REELSHELF_JELLYFIN_DISCOVERY_PORT: '17359' });
+    assert.equal(d.jellyfinPort, null);
+    assert.equal(d.jellyfinDiscoveryPort, 17359);
+    // Both 0: two different free ports are bound.
+    assert.equal(loadConfig({ REELSHELF_PORT: '0', REELSHELF_JELLYFIN_PORT: '0' }).jellyfinPort, 0);
   });
 
   it('reads the X-Accel-Redirect prefix with its trailing slash', () => {
@@ -59,6 +72,18 @@ describe('loadConfig', () => {
     ],
     ['port not a number', { REELSHELF_PORT: 'eighty' }, /REELSHELF_PORT=eighty/],
     ['port out of range', { REELSHELF_PORT: '70000' }, /0 to 65535/],
+    ['jellyfin port', { REELSHELF_JELLYFIN_PORT: 'yes' }, /REELSHELF_JELLYFIN_PORT=yes .*0 to 65535.*or off/],
+    ['jellyfin port out of range', { REELSHELF_JELLYFIN_PORT: '80960' }, /REELSHELF_JELLYFIN_PORT=80960/],
+    [
+      'jellyfin port is the main port',
+      { REELSHELF_PORT: '9000', REELSHELF_JELLYFIN_PORT: '9000' },
+      /REELSHELF_JELLYFIN_PORT=9000 .*REELSHELF_PORT/,
+    ],
+    [
+      'discovery port',
+      { REELSHELF_JELLYFIN_DISCOVERY_PORT: '-1' },
+      /REELSHELF_JELLYFIN_DISCOVERY_PORT=-1 .*or off/,
+    ],
     ['policy', { REELSHELF_PLAYBACK_POLICY: 'loose' }, /adaptive, strict/],
     ['transcode', { REELSHELF_TRANSCODE: 'maybe' }, /on, off/],
     ['cache size', { REELSHELF_ARTIFACT_CACHE_MB: '-5' }, /REELSHELF_ARTIFACT_CACHE_MB/],

@@ -105,5 +105,16 @@ describe('auth helpers', () => {
       '/stream/media_file/1?device=tv&token=[redacted]',
     );
     assert.equal(redactUrl('/x?api_key=123&q=1'), '/x?api_key=[redacted]&q=1');
+    // Jellyfin's forms: any case, and a percent-encoded key (the query parser decodes it).
+    assert.equal(
+      redactUrl('/jellyfin/items?ApiKey=s1&API_KEY=s2'),
+      '/jellyfin/items?ApiKey=[redacted]&API_KEY=[redacted]',
+    );
+    assert.equal(
+      redactUrl('/jellyfin/x?api%5Fkey=s3&Api%4Bey=s4&a=%'),
+      '/jellyfin/x?api%5Fkey=[redacted]&Api%4Bey=[redacted]&a=%',
+    );
+    assert.equal(redactUrl('/x?monkey=1&keys=2'), '/x?monkey=1&keys=2');
+    assert.equal(redactUrl('/x'), '/x');
   });
 });

@@ -9,7 +9,7 @@
  * them out); a unit test checks they are assignable to `@jellyfin/sdk`'s generated models.
  */
 import type { LibraryEdition, LibraryMovieItem, PhysicalCopyInfo } from '@reelshelf/contract';
-import type { ImageTags } from './image-tags.ts';
+import type { ImageTagger } from './image-tags.ts';
 import type { JellyfinIds } from './ids.ts';
 import { jellyfinDate, secondsToTicks } from './wire.ts';
 
@@ -117,7 +117,8 @@ export interface MovieFacts {
 export interface DtoContext {
   /** Only encode and serverId are used: the catalogue hands in a memoising one. */
   ids: Pick<JellyfinIds, 'encode' | 'serverId'>;
-  tags: ImageTags;
+  /** The tags of the person the listing is for (image-tags.ts: a tag names its person). */
+  tags: ImageTagger;
   /** The view (CollectionFolder) the movie is listed under. */
   parentId: string;
 }
@@ -192,7 +193,7 @@ function mediaSourceOf(edition: LibraryEdition, facts: MovieFacts, ids: DtoConte
 function imageTagsOf(
   item: LibraryMovieItem,
   itemId: string,
-  tags: ImageTags,
+  tags: ImageTagger,
 ): Pick<MovieDto, 'ImageTags' | 'BackdropImageTags'> {
   // The artwork URL /library gives changes when the picture does (`?v=`): it is the version.
   const poster = item.poster_url ?? null;

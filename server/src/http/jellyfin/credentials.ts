@@ -46,7 +46,12 @@ export const JELLYFIN_MEDIA_ROUTES = [
  * HLS, subtitles and images without headers. Everywhere else a query token is ignored, so a token
  * copied into an address bar opens nothing but media.
  */
-const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([...JELLYFIN_MEDIA_ROUTES]);
+const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set<string>([
+  ...JELLYFIN_MEDIA_ROUTES,
+  // Images (http/jellyfin/images.routes.ts).
+  `${JELLYFIN_PREFIX}/items/:itemid/images/:type`,
+  `${JELLYFIN_PREFIX}/items/:itemid/images/:type/:index`,
+]);
 
 /** The person behind a Jellyfin request's token (a device session), or null. */
 export async function jellyfinPrincipal(

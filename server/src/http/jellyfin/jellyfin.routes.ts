@@ -15,6 +15,8 @@ import { registerJellyfinSocket } from './socket.ts';
 import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import type { JellyfinPlaystateService } from '../../services/jellyfin/jellyfin-playstate.service.ts';
 import type { UserService } from '../../services/people/user.service.ts';
+import { registerJellyfinImageRoutes } from './images.routes.ts';
+import type { JellyfinImagesService } from '../../services/jellyfin/jellyfin-images.service.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -30,6 +32,7 @@ export interface JellyfinDeps {
   users: Pick<UserService, 'get'>;
   certificationCountry: string;
   plays: Pick<NowPlayingService, 'whenStopped'>;
+  images: JellyfinImagesService;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -47,6 +50,7 @@ export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps)
   registerJellyfinSessionRoutes(app, { ...deps, serverId });
   registerJellyfinStubRoutes(app, { ...deps, version: JELLYFIN_VERSION });
   registerJellyfinSocket(app, deps);
+  registerJellyfinImageRoutes(app, deps.images, deps.sessions);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {

@@ -214,7 +214,11 @@ export class JellyfinCatalogue {
       studios.set(s.movie_id, list);
     }
     const favourite = new Set(favourites);
-    const context: DtoContext = { ids: this.ids, tags: this.deps.tags, parentId: this.deps.parentId };
+    const context: DtoContext = {
+      ids: this.ids,
+      tags: this.deps.tags.forPerson(viewer.userId),
+      parentId: this.deps.parentId,
+    };
     const out: CatalogueEntry[] = [];
     for (const item of items) {
       const id = item.movie_id;

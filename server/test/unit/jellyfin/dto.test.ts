@@ -52,7 +52,7 @@ function sdkDiagnostics(extra?: { name: string; text: string }): string[] {
 
 const ids = new JellyfinIds('dto test secret');
 const tags = new ImageTags('dto test secret');
-const context = { ids, tags, parentId: ids.encode('folder', 1) };
+const context = { ids, tags: tags.forPerson(7), parentId: ids.encode('folder', 1) };
 
 function edition(id: number, label: string, extra: Partial<LibraryEdition> = {}): LibraryEdition {
   return {
@@ -142,10 +142,10 @@ describe('jellyfin: a library item as a Movie', () => {
   it('image tags from the artwork version, never URLs; none at all without artwork', () => {
     const dto = movieDto(movie(), facts, context);
     assert.deepEqual(dto?.ImageTags, {
-      Primary: tags.tag(dto?.Id ?? '', 'Primary', '/artwork/12/poster?v=aaaa1111'),
+      Primary: tags.tag(dto?.Id ?? '', 'Primary', '/artwork/12/poster?v=aaaa1111', 7),
     });
     assert.deepEqual(dto?.BackdropImageTags, [
-      tags.tag(dto?.Id ?? '', 'Backdrop', '/artwork/12/backdrop?v=bbbb2222'),
+      tags.tag(dto?.Id ?? '', 'Backdrop', '/artwork/12/backdrop?v=bbbb2222', 7),
     ]);
     const newPoster = movieDto(movie({ poster_url: '/artwork/12/poster?v=cccc3333' }), facts, context);
     assert.notEqual(newPoster?.ImageTags?.Primary, dto?.ImageTags?.Primary, 'new artwork, new tag');

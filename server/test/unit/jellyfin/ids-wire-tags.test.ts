@@ -110,33 +110,49 @@ describe('jellyfin: image tags', () => {
   const tags = new ImageTags('server secret one');
   const item = new JellyfinIds('server secret one').encode('movie', 3);
 
-  it('are short, stable, and change with the item, the kind and the artwork version', () => {
-    const tag = tags.tag(item, 'Primary', '/artwork/3/poster?v=1a2b3c4d');
+  it('are short, stable, and change with the item, the kind, the artwork version and the person', () => {
+    const tag = tags.tag(item, 'Primary', '/artwork/3/poster?v=1a2b3c4d', 5);
     assert.match(tag, /^[0-9a-f]{32}$/);
     assert.equal(
       tag,
-      new ImageTags('server secret one').tag(item.toUpperCase(), 'Primary', '/artwork/3/poster?v=1a2b3c4d'),
+      new ImageTags('server secret one').tag(
+        item.toUpperCase(),
+        'Primary',
+        '/artwork/3/poster?v=1a2b3c4d',
+        5,
+      ),
     );
     const others = [
-      tags.tag(item, 'Backdrop', '/artwork/3/poster?v=1a2b3c4d'),
-      tags.tag(item, 'Primary', '/artwork/3/poster?v=ffffffff'),
+      tags.tag(item, 'Backdrop', '/artwork/3/poster?v=1a2b3c4d', 5),
+      tags.tag(item, 'Primary', '/artwork/3/poster?v=ffffffff', 5),
       tags.tag(
         new JellyfinIds('server secret one').encode('movie', 4),
         'Primary',
         '/artwork/3/poster?v=1a2b3c4d',
+        5,
       ),
-      new ImageTags('another secret').tag(item, 'Primary', '/artwork/3/poster?v=1a2b3c4d'),
+      new ImageTags('another secret').tag(item, 'Primary', '/artwork/3/poster?v=1a2b3c4d', 5),
+      tags.tag(item, 'Primary', '/artwork/3/poster?v=1a2b3c4d', 6),
     ];
     for (const other of others) assert.notEqual(other, tag);
   });
 
+  it('name the person they were listed to: another person’s tag differs and does not check', () => {
+    const mine = tags.tag(item, 'Primary', 'v1', 5);
+    const theirs = tags.forPerson(6).tag(item, 'Primary', 'v1');
+    assert.notEqual(mine, theirs);
+    assert.equal(tags.forPerson(5).tag(item, 'Primary', 'v1'), mine);
+    assert.equal(tags.check(mine, item, 'Primary', 'v1', 6), false);
+    assert.equal(tags.check(theirs, item, 'Primary', 'v1', 6), true);
+  });
+
   it('check only the right tag, in any case', () => {
-    const tag = tags.tag(item, 'Primary', 'v1');
-    assert.equal(tags.check(tag, item, 'Primary', 'v1'), true);
-    assert.equal(tags.check(tag.toUpperCase(), item, 'Primary', 'v1'), true);
-    assert.equal(tags.check(tag, item, 'Primary', 'v2'), false, 'new artwork');
-    assert.equal(tags.check(tag, item, 'Backdrop', 'v1'), false);
+    const tag = tags.tag(item, 'Primary', 'v1', 5);
+    assert.equal(tags.check(tag, item, 'Primary', 'v1', 5), true);
+    assert.equal(tags.check(tag.toUpperCase(), item, 'Primary', 'v1', 5), true);
+    assert.equal(tags.check(tag, item, 'Primary', 'v2', 5), false, 'new artwork');
+    assert.equal(tags.check(tag, item, 'Backdrop', 'v1', 5), false);
     for (const bad of ['', 'zz', tag.slice(1), `${tag}00`, '0'.repeat(32)])
-      assert.equal(tags.check(bad, item, 'Primary', 'v1'), false, bad);
+      assert.equal(tags.check(bad, item, 'Primary', 'v1', 5), false, bad);
   });
 });
