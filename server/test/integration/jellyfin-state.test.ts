@@ -413,6 +413,34 @@ describe('jellyfin: progress, played, sessions and the calls on the way', () => 
     socket.ws.close();
   });
 
+  it('the socket: a plain HTTP upgrade is a JSON 400; a message over 64 KB closes the socket with 1009', async () => {
+    const { request } = await import('node:http');
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${server.url}/jellyfin/socket?ApiKey=${tokens.anna}`, {
+        headers: { connection: 'Upgrade', upgrade: 'websocket' },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('upgrade', () => reject(new Error('upgraded without a WebSocket key')));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(refused.status, 400);
+    assert.equal((JSON.parse(refused.body) as { error: string }).error, 'bad_request');
+
+    const socket = await openSocket(`/jellyfin/socket?ApiKey=${tokens.anna}`);
+    assert.equal(socket.opened, true);
+    await socket.next('ForceKeepAlive');
+    const closed = new Promise<number>((resolve) =>
+      socket.ws.addEventListener('close', (event) => resolve(event.code)),
+    );
+    socket.ws.send('x'.repeat(65 * 1024));
+    assert.equal(await closed, 1009);
+  });
+
   it("an admin's stop from now playing reaches the app's socket as Playstate Stop, only that app's", async () => {
     const anna = await openSocket(`/jellyfin/socket?ApiKey=${tokens.anna}`);
     const ben = await openSocket(`/jellyfin/socket?ApiKey=${tokens.ben}`);

@@ -71,7 +71,7 @@ export function registerJellyfinSocket(app: FastifyInstance, deps: JellyfinSocke
         });
         return;
       }
-      const connection = acceptWebSocket(request, socket, head);
+      const connection = await acceptWebSocket(request, socket, head);
       if (connection === null) return;
       const entry: OpenSocket = { connection, sessionId, lastSeenMs: now() };
       open.add(entry);
