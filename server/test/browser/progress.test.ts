@@ -1,11 +1,13 @@
 // Progress bars in a real browser (Debian's Chromium via playwright-core): the scan page's bar moves
-// while a real scan runs and ends full; the import page's bar ends full after an import.
+// while a real scan runs and ends full; the import page's bar ends full after an import, and a
+// job poll answered after the import itself does not take that back.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import type { JobView } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import { bundledToolPath, findOnPath } from '../../src/adapters/media-tools.ts';
 import { makeMediaTree } from '../helpers/media.ts';
@@ -167,5 +169,95 @@ describe('progress bars in Chromium', { skip: browserSkip() }, () => {
     assert.equal(last.value, last.max, 'full once imported');
     assert.match(last.text, /3000 new movies/);
     assert.deepEqual(errors, []);
+  });
+
+  it('import page: a job poll answered after the import itself does not undo the result', async () => {
+    // While the upload's POST is answered, the page asks for the running import job every 400 ms on
+    // another connection. The server can answer such a poll with the job still running, its last
+    // writes done ("100%"), just before it answers the import; the two answers then race to the page.
+    // Here the poll's answer is held until the page has shown the import's own answer (a fixed
+    // order, not a timing): that late answer must change nothing.
+    const file = join(media, 'late-poll.csv');
+    const rows = Array.from({ length: 20 }, (_, i) => `Late Poll Film ${i},${1960 + i}`);
+    writeFileSync(file, `Title,Year\n${rows.join('\n')}\n`);
+    // Counts the job answers the page has read, a task after its code read them (the answer's
+    // handler runs in the microtasks before): "the page has read it" without guessing a time.
+    await page.addInitScript(() => {
+      const scope = globalThis as unknown as { jobAnswersRead: number };
+      scope.jobAnswersRead = 0;
+      const json = Response.prototype.json;
+      Response.prototype.json = function (this: Response) {
+        const url = this.url;
+        return json.call(this).then((value: unknown) => {
+          if (url.includes('/api/jobs')) setTimeout(() => (scope.jobAnswersRead += 1), 0);
+          return value;
+        });
+      };
+    });
+    await page.goto(`${t.url}/import`);
+    await page.getByLabel('File (CSV or JSON, up to 40 MiB)').setInputFiles(file);
+    await page.getByRole('button', { name: 'Check file' }).click();
+    await page.locator('#import-status', { hasText: 'The file is good' }).waitFor({ timeout: 30_000 });
+
+    // Both answers are held in the browser, as they came from the server (CDP's Fetch domain at the
+    // response stage: the request itself goes out as the page sent it, upload events and all).
+    const cdp = await page.context().newCDPSession(page);
+    let heldPoll: string | null = null;
+    let pollHeld = (): void => undefined;
+    const pollArrived = new Promise<void>((resolve) => (pollHeld = resolve));
+    cdp.on('Fetch.requestPaused', (event) => {
+      const url = new URL(event.request.url);
+      if (url.pathname === '/api/jobs' && heldPoll === null) {
+        heldPoll = event.requestId;
+        pollHeld();
+        return;
+      }
+      if (url.pathname === '/api/import') {
+        // The import's answer reaches the page once a poll is out.
+        void pollArrived.then(() => cdp.send('Fetch.continueRequest', { requestId: event.requestId }));
+        return;
+      }
+      void cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+    });
+    await cdp.send('Fetch.enable', {
+      patterns: [
+        { urlPattern: '*/api/import', requestStage: 'Response' },
+        { urlPattern: '*/api/jobs\\?kind=import*', requestStage: 'Response' },
+      ],
+    });
+    try {
+      await page.getByRole('button', { name: 'Import' }).click();
+      const status = page.locator('#import-status');
+      await status.filter({ hasText: /^Imported: 20 new movies/ }).waitFor({ timeout: 60_000 });
+
+      // The held poll is answered as the server answers one while the job runs: this very job,
+      // running, every write done.
+      const [job] = (await client.jobs({ kind: 'import', limit: 1 })).items;
+      assert.ok(job !== undefined && job.status === 'succeeded' && job.progress.total > 0);
+      const running: { items: JobView[] } = {
+        items: [{ ...job, status: 'running', finished_at: null, progress: { ...job.progress } }],
+      };
+      const poll = heldPoll as string | null;
+      assert.ok(poll !== null);
+      await cdp.send('Fetch.fulfillRequest', {
+        requestId: poll,
+        responseCode: 200,
+        responseHeaders: [{ name: 'content-type', value: 'application/json; charset=utf-8' }],
+        body: Buffer.from(JSON.stringify(running)).toString('base64'),
+      });
+      await page.waitForFunction(
+        () => (globalThis as unknown as { jobAnswersRead: number }).jobAnswersRead >= 1,
+      );
+
+      assert.match((await status.textContent()) ?? '', /^Imported: 20 new movies/);
+      const { value, max, hidden } = await page
+        .locator('#import-progress')
+        .evaluate((el: HTMLProgressElement) => ({ value: el.value, max: el.max, hidden: el.hidden }));
+      assert.equal(hidden, false);
+      assert.equal(value, max, 'the bar stays full');
+      assert.deepEqual(errors, []);
+    } finally {
+      await cdp.detach();
+    }
   });
 });

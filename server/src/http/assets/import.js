@@ -41,12 +41,21 @@ function send(file, dryRun, label) {
     // Once the bytes are up the server plans and writes; a real import is an `import` job whose
     // progress (writes done of total) moves the bar until the answer comes.
     let polling = null;
+    let pollOut = false;
+    let answered = false;
     xhr.upload.addEventListener('load', () => {
       bar.removeAttribute('value');
       status.textContent = `${label}: the server is reading ${file.name}…`;
-      if (!dryRun) polling = setInterval(() => void pollImportJob(label, file.name), 400);
+      if (dryRun) return;
+      polling = setInterval(() => {
+        // One poll at a time: while the import's transaction holds the database, a poll waits too.
+        if (pollOut) return;
+        pollOut = true;
+        void pollImportJob(label, file.name, () => !answered).finally(() => (pollOut = false));
+      }, 400);
     });
     const done = (code, text) => {
+      answered = true;
       if (polling !== null) clearInterval(polling);
       let body = null;
       try {
@@ -66,8 +75,13 @@ function send(file, dryRun, label) {
   });
 }
 
-/** Moves the bar with the running import job's progress (GET /api/jobs?kind=import&status=running). */
-async function pollImportJob(label, name) {
+/**
+ * Moves the bar with the running import job's progress (GET /api/jobs?kind=import&status=running).
+ * `importing()` says whether the import still waits for its answer: a poll travels on another
+ * connection than the upload, so the server's "running, 100%" sent just before the import's own
+ * answer can arrive after it, and must not put "writing…" back over "Imported".
+ */
+async function pollImportJob(label, name, importing) {
   try {
     const res = await fetch('/api/jobs?kind=import&status=running&limit=1', {
       credentials: 'same-origin',
@@ -75,6 +89,7 @@ async function pollImportJob(label, name) {
     });
     if (!res.ok) return;
     const jobs = await res.json();
+    if (!importing()) return;
     const job = Array.isArray(jobs) ? jobs[0] : jobs?.items?.[0];
     if (!job || job.progress.total === 0) return;
     bar.max = job.progress.total;
