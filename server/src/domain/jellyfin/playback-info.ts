@@ -320,3 +320,27 @@ export function withStartOffset(playlist: string, seconds: number | null): strin
   if (!playlist.startsWith('#EXTM3U\n')) return playlist;
   return `#EXTM3U\n#EXT-X-START:TIME-OFFSET=${seconds.toFixed(3)},PRECISE=YES\n${playlist.slice('#EXTM3U\n'.length)}`;
 }
+
+/**
+ * A master playlist whose default audio rendition is reelshelf track `track` (the app's
+ * `AudioStreamIndex`): every audio rendition stays listed, so the player may still switch, but it
+ * starts on the one asked for (RFC 8216 §4.3.4.1: one `DEFAULT=YES` per group, which needs
+ * `AUTOSELECT=YES`). A track that is not among the renditions leaves the playlist as it was.
+ * @example withDefaultAudio('#EXT-X-MEDIA:TYPE=AUDIO,DEFAULT=YES,AUTOSELECT=YES,URI="hls/a0/index.m3u8"\n#EXT-X-MEDIA:TYPE=AUDIO,DEFAULT=NO,AUTOSELECT=YES,URI="hls/a1/index.m3u8"\n', 1)
+ *   // DEFAULT=NO on a0, DEFAULT=YES on a1
+ */
+export function withDefaultAudio(playlist: string, track: number | null): string {
+  if (track === null || !Number.isInteger(track) || track < 0) return playlist;
+  const lines = playlist.split('\n');
+  const isAudio = (line: string) => line.startsWith('#EXT-X-MEDIA:') && line.includes('TYPE=AUDIO');
+  const wanted = `URI="hls/a${track}/`;
+  if (!lines.some((line) => isAudio(line) && line.includes(wanted))) return playlist;
+  return lines
+    .map((line) => {
+      if (!isAudio(line)) return line;
+      const chosen = line.includes(wanted);
+      const flagged = line.replace(/DEFAULT=(YES|NO)/, `DEFAULT=${chosen ? 'YES' : 'NO'}`);
+      return chosen ? flagged.replace('AUTOSELECT=NO', 'AUTOSELECT=YES') : flagged;
+    })
+    .join('\n');
+}

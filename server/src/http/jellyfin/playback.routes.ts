@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readJellyfinCredentials } from '../../domain/jellyfin/auth-header.ts';
 import type { JellyfinDeviceProfile } from '../../domain/jellyfin/device-profile.ts';
 import { queryValue, type RawQuery } from '../../domain/jellyfin/items-query.ts';
-import { withStartOffset } from '../../domain/jellyfin/playback-info.ts';
+import { withDefaultAudio, withStartOffset } from '../../domain/jellyfin/playback-info.ts';
 import { ticksToSeconds, toWireJson } from '../../domain/jellyfin/wire.ts';
 import { strongEtag } from '../../domain/http-range.ts';
 import type { TokenHolder } from '../../domain/playback-token.ts';
@@ -175,7 +175,10 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
     const { fileId, device, burn, carried, query } = await hlsContext(request);
     const start = ticksToSeconds(queryValue(query, 'StartTimeTicks'));
     const text = await hls.masterPlaylist(fileId, device, carried, burn);
-    return playlist(request, reply, withStartOffset(text, start));
+    // The app's AudioStreamIndex, as the reelshelf track PlaybackInfo put in the URL.
+    const audioText = queryValue(query, 'audio_track');
+    const audioTrack = audioText !== null && /^\d{1,3}$/.test(audioText) ? Number(audioText) : null;
+    return playlist(request, reply, withDefaultAudio(withStartOffset(text, start), audioTrack));
   });
 
   const renditionOf = (request: FastifyRequest<{ Params: { rendition: string } }>) => {

@@ -125,6 +125,10 @@ export class JellyfinPlaybackService {
       if (fileId === null) continue;
       const decided = await this.decide(fileId, profile.id, request.subtitleStreamIndex);
       const { decision, caps, file } = decided;
+      const audioRef =
+        request.audioStreamIndex === null || caps === null
+          ? null
+          : trackOfStreamIndex(caps, request.audioStreamIndex);
       if (!decision.isPlayable) firstProblem ??= decision.incompatibility;
       const burn = decision.selectedSubtitle?.delivery === 'burn_in' ? decision.selectedSubtitle.track : null;
       const query: Record<string, string> = {
@@ -132,6 +136,8 @@ export class JellyfinPlaybackService {
         device: profile.id,
         PlaySessionId: playSessionId,
         ...(request.audioStreamIndex === null ? {} : { AudioStreamIndex: String(request.audioStreamIndex) }),
+        // The track it names, for the master playlist's default audio rendition.
+        ...(audioRef?.kind === 'audio' ? { audio_track: String(audioRef.track) } : {}),
         ...(request.subtitleStreamIndex === null
           ? {}
           : { SubtitleStreamIndex: String(request.subtitleStreamIndex) }),

@@ -14,6 +14,7 @@ import {
   subtitleStreamIndex,
   trackOfStreamIndex,
   transcodeReasons,
+  withDefaultAudio,
   withStartOffset,
 } from '../../../src/domain/jellyfin/playback-info.ts';
 import { vttToSrt } from '../../../src/domain/jellyfin/srt.ts';
@@ -254,6 +255,25 @@ describe('EXT-X-START and SubRip', () => {
       '#EXTM3U\n#EXT-X-START:TIME-OFFSET=90.000,PRECISE=YES\n#EXT-X-VERSION:7\n',
     );
     for (const none of [null, 0, -1, Number.NaN]) assert.equal(withStartOffset(master, none), master);
+  });
+
+  it("makes the app's AudioStreamIndex track the default audio rendition, keeping every other listed", () => {
+    const a0 =
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="English",DEFAULT=YES,AUTOSELECT=YES,URI="hls/a0/index.m3u8?x=1"';
+    const a1 =
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Français",DEFAULT=NO,AUTOSELECT=NO,URI="hls/a1/index.m3u8?x=1"';
+    const sub =
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",DEFAULT=NO,AUTOSELECT=YES,URI="hls/s0/index.m3u8"';
+    const master = ['#EXTM3U', a0, a1, sub, '#EXT-X-STREAM-INF:BANDWIDTH=1', 'hls/v/index.m3u8', ''].join(
+      '\n',
+    );
+    const chosen = withDefaultAudio(master, 1).split('\n');
+    assert.match(chosen[1] ?? '', /DEFAULT=NO,AUTOSELECT=YES,URI="hls\/a0\//);
+    assert.match(chosen[2] ?? '', /DEFAULT=YES,AUTOSELECT=YES,URI="hls\/a1\//);
+    assert.equal(chosen[3], sub, 'subtitles untouched');
+    assert.equal(chosen.filter((l) => l.includes('DEFAULT=YES') && l.includes('TYPE=AUDIO')).length, 1);
+    // The default already, no track, a track not listed (a10 is not a1), nonsense: unchanged.
+    for (const none of [0, null, 10, -1, 1.5]) assert.equal(withDefaultAudio(master, none), master);
   });
 
   it('turns WebVTT into numbered SubRip cues without header, settings or notes', () => {
