@@ -29,7 +29,6 @@ import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { UserRepository } from '../repositories/user.repository.ts';
-import { CredentialRepository } from '../repositories/credential.repository.ts';
 import { PlayHistoryRepository } from '../repositories/play-history.repository.ts';
 import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
@@ -75,6 +74,8 @@ import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
+import { PeopleCache } from './people/people-cache.ts';
+import { KeptFileLookup } from './playback/kept-file-lookup.ts';
 import { AuthenticationService } from './people/authentication.service.ts';
 import { AttemptLimiter } from '../adapters/attempt-limiter.ts';
 import { Argon2PasswordHasher, type PasswordHasher } from '../adapters/password-hasher.ts';
@@ -297,9 +298,14 @@ export function buildServices(deps: ServiceDeps): Services {
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
   });
   const mediaFiles = new MediaFileRepository(deps.db);
+  const fileWrites = ListingWriteObserver.of(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
-    files: new LibraryRepository(deps.db),
+    // Kept in memory, forgotten by every write that touches them: a stream waits for no transaction.
+    files:
+      fileWrites === undefined
+        ? new LibraryRepository(deps.db)
+        : new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -355,7 +361,10 @@ export function buildServices(deps: ServiceDeps): Services {
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
   const nowMs = () => deps.clock.now().getTime();
   const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
-  const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock);
+  // Sessions, keys and people in memory: authentication waits for no transaction. Another process's
+  // commit (the CLI's `reelshelf user …`) moves SQLite's data_version, which empties it.
+  const peopleCache = new PeopleCache(() => fileWrites?.externalVersion() ?? 0);
+  const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock, peopleCache);
   const sessions = new SessionService({
     users,
     sessions: new SessionRepository(deps.db),
@@ -367,8 +376,16 @@ export function buildServices(deps: ServiceDeps): Services {
       idleMs: deps.config.sessionIdleHours * 3_600_000,
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
+    cache: peopleCache,
   });
-  const authentication = new AuthenticationService(users, keys, guard, deps.adminToken, sessions);
+  const authentication = new AuthenticationService(
+    users,
+    keys,
+    guard,
+    deps.adminToken,
+    sessions,
+    peopleCache,
+  );
   const people = new UserService({
     users,
     store: kyselyUnitOfWork(deps.db, (trx) => ({
@@ -378,11 +395,12 @@ export function buildServices(deps: ServiceDeps): Services {
     hasher,
     clock: deps.clock,
     country: deps.config.certificationCountry,
-    changed: () => authentication.forgetAdmin(),
+    changed: () => authentication.forgetPeople(),
   });
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
     deps.config.certificationCountry,
+    { userLimit: (id) => peopleCache.user(id, () => users.getById(id)) },
   );
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.
@@ -479,8 +497,7 @@ export function buildServices(deps: ServiceDeps): Services {
       artifacts,
       paths,
       store,
-      new CredentialRepository(deps.db),
-      deps.clock,
+      authentication,
       visibility,
     ),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),
