@@ -58,6 +58,7 @@ import { FavouriteService } from './library/favourite.service.ts';
 import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
+import { PeopleWriteObserver } from '../db/people-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
 import { LibraryService } from './library/library.service.ts';
@@ -364,6 +365,8 @@ export function buildServices(deps: ServiceDeps): Services {
   // Sessions, keys and people in memory: authentication waits for no transaction. Another process's
   // commit (the CLI's `reelshelf user …`) moves SQLite's data_version, which empties it.
   const peopleCache = new PeopleCache(() => fileWrites?.externalVersion() ?? 0);
+  // Any in-process write to users, sessions or api_keys (a service's, a test's) forgets them too.
+  PeopleWriteObserver.of(deps.db)?.subscribe(() => peopleCache.forgetAll());
   const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock, peopleCache);
   const sessions = new SessionService({
     users,
