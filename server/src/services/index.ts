@@ -75,15 +75,15 @@ import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
-import { PeopleCache } from './people/people-cache.ts';
+import { buildAuthentication } from './people/people-services.ts';
 import { KeptFileLookup } from './playback/kept-file-lookup.ts';
-import { AuthenticationService } from './people/authentication.service.ts';
 import { AttemptLimiter } from '../adapters/attempt-limiter.ts';
 import { Argon2PasswordHasher, type PasswordHasher } from '../adapters/password-hasher.ts';
 import { ApiKeyRepository } from '../repositories/api-key.repository.ts';
 import { SessionRepository } from '../repositories/session.repository.ts';
-import { ApiKeyService } from './people/api-key.service.ts';
-import { SessionService } from './people/session.service.ts';
+import { type ApiKeyService } from './people/api-key.service.ts';
+import { type SessionService } from './people/session.service.ts';
+import type { AuthenticationService } from './people/authentication.service.ts';
 import { SignInGuard } from './people/sign-in-guard.ts';
 import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
@@ -172,7 +172,8 @@ export function buildServices(deps: ServiceDeps): Services {
   const devices = new DeviceProfileService(store.readTextFilesSync('devices', '.json', 1024 * 1024));
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
   // Database writes reach the generation through the observer openDatabase installed.
-  const generation = new LibraryGeneration(ListingWriteObserver.of(deps.db), () => tokens.currentExpiry());
+  const fileWrites = ListingWriteObserver.of(deps.db);
+  const generation = new LibraryGeneration(fileWrites, () => tokens.currentExpiry());
   const readyArtifacts = new ReadyArtifactIndex(generation);
   const editions = new PlaybackEditionPresenter(
     devices,
@@ -299,14 +300,9 @@ export function buildServices(deps: ServiceDeps): Services {
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
   });
   const mediaFiles = new MediaFileRepository(deps.db);
-  const fileWrites = ListingWriteObserver.of(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
-    // Kept in memory, forgotten by every write that touches them: a stream waits for no transaction.
-    files:
-      fileWrites === undefined
-        ? new LibraryRepository(deps.db)
-        : new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
+    files: new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -362,14 +358,9 @@ export function buildServices(deps: ServiceDeps): Services {
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
   const nowMs = () => deps.clock.now().getTime();
   const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
-  // Sessions, keys and people in memory: authentication waits for no transaction. Another process's
-  // commit (the CLI's `reelshelf user …`) moves SQLite's data_version, which empties it.
-  const peopleCache = new PeopleCache(() => fileWrites?.externalVersion() ?? 0);
-  // Any in-process write to users, sessions or api_keys (a service's, a test's) forgets them too.
-  PeopleWriteObserver.of(deps.db)?.subscribe(() => peopleCache.forgetAll());
-  const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock, peopleCache);
-  const sessions = new SessionService({
+  const { keys, sessions, authentication } = buildAuthentication({
     users,
+    keys: new ApiKeyRepository(deps.db),
     sessions: new SessionRepository(deps.db),
     hasher,
     guard,
@@ -379,16 +370,9 @@ export function buildServices(deps: ServiceDeps): Services {
       idleMs: deps.config.sessionIdleHours * 3_600_000,
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
-    cache: peopleCache,
+    externalVersion: () => fileWrites?.externalVersion() ?? 0,
+    onPeopleWrite: (listener) => PeopleWriteObserver.of(deps.db)?.subscribe(listener),
   });
-  const authentication = new AuthenticationService(
-    users,
-    keys,
-    guard,
-    deps.adminToken,
-    sessions,
-    peopleCache,
-  );
   const people = new UserService({
     users,
     store: kyselyUnitOfWork(deps.db, (trx) => ({
@@ -403,7 +387,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
     deps.config.certificationCountry,
-    { userLimit: (id) => peopleCache.user(id, () => users.getById(id)) },
+    authentication,
   );
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.

@@ -1,6 +1,6 @@
 import { isKeyScope } from '../../domain/people/access.ts';
 import type { Credential, Principal } from '../../domain/people/principal.ts';
-import type { UserRepository } from '../../repositories/user.repository.ts';
+import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
 import type { ApiKeyService } from './api-key.service.ts';
 import { PeopleCache } from './people-cache.ts';
 import type { SessionService } from './session.service.ts';
@@ -13,7 +13,7 @@ export { limitOf, principalFromUser } from './principals.ts';
 /** Turns bearer credentials into the person behind them: the admin token or a key. */
 export class AuthenticationService {
   constructor(
-    private readonly users: Pick<UserRepository, 'firstAdmin'>,
+    private readonly users: Pick<UserRepository, 'firstAdmin' | 'getById'>,
     private readonly keys: Pick<ApiKeyService, 'authenticate' | 'isLive' | 'holdsFor'> | null = null,
     private readonly guard: Pick<SignInGuard, 'check' | 'failed'> | null = null,
     private readonly adminToken: string | null = null,
@@ -45,6 +45,14 @@ export class AuthenticationService {
     if (id === null) return true;
     if (kind === 'key') return (await this.keys?.holdsFor(id, userId)) ?? false;
     return (await this.sessions?.holdsFor(id, userId)) ?? false;
+  }
+
+  /**
+   * A person's row (role and limit columns) from memory once known: VisibilityService asks it for
+   * every stream request of a playback token (`assertVisibleToUser`).
+   */
+  userLimit(userId: number): Promise<UserRow | undefined> {
+    return this.cache.user(userId, () => this.users.getById(userId));
   }
 
   /**

@@ -27,10 +27,11 @@ export class KeptFileLookup implements MediaFileLookup {
 
   constructor(
     private readonly source: MediaFileLookup,
-    private readonly writes: FileWrites,
+    /** None (a database not opened by openDatabase): nothing is kept, every look-up reads. */
+    private readonly writes: FileWrites | undefined,
   ) {
-    this.seenVersion = writes.externalVersion();
-    writes.subscribe((change) => this.changed(change));
+    this.seenVersion = writes?.externalVersion() ?? 0;
+    writes?.subscribe((change) => this.changed(change));
   }
 
   private changed(change: ListingChange): void {
@@ -50,7 +51,7 @@ export class KeptFileLookup implements MediaFileLookup {
 
   /** The file's row without a person's watch state (what streams decide with); others ask the database. */
   async file(id: number, userId: number | null = null): Promise<LibraryFileRow | undefined> {
-    if (userId !== null) return this.source.file(id, userId);
+    if (userId !== null || this.writes === undefined) return this.source.file(id, userId);
     const version = this.writes.externalVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;
