@@ -158,6 +158,8 @@ export async function createServer(
         await discovery?.close();
         await Promise.all([app.close(), jellyfinPort?.close()]);
         await services.jobs.close();
+        // Uses of sessions and keys are written after their requests answered: written before closing.
+        await Promise.all([services.sessions.settle(), services.keys.settle()]);
         await database.close();
         lock.release();
       })();

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { ListingWriteObserver } from './listing-writes.ts';
 import { migrationsFor } from './migrations/index.ts';
+import { PeopleWriteObserver } from './people-writes.ts';
 import { withStatementCache } from './statement-cache.ts';
 import type { Database } from './schema.ts';
 
@@ -46,11 +47,14 @@ export async function openDatabase(databaseUrl: string): Promise<OpenedDatabase>
       return () => Number(dataVersion.get());
     })(),
   );
+  // Every write to users, sessions and api_keys through Kysely ends what authentication keeps.
+  const peopleWrites = new PeopleWriteObserver();
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    plugins: [listingWrites],
+    plugins: [listingWrites, peopleWrites],
   });
   ListingWriteObserver.register(db, listingWrites);
+  PeopleWriteObserver.register(db, peopleWrites);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrationsFor('sqlite') },

@@ -29,7 +29,6 @@ import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { UserRepository } from '../repositories/user.repository.ts';
-import { CredentialRepository } from '../repositories/credential.repository.ts';
 import { PlayHistoryRepository } from '../repositories/play-history.repository.ts';
 import { WatchStateRepository } from '../repositories/watch-state.repository.ts';
 import { AnalysisService } from './scan/analysis.service.ts';
@@ -59,6 +58,7 @@ import { FavouriteService } from './library/favourite.service.ts';
 import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
+import { PeopleWriteObserver } from '../db/people-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
 import { LibraryService } from './library/library.service.ts';
@@ -75,13 +75,15 @@ import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
-import { AuthenticationService } from './people/authentication.service.ts';
+import { buildAuthentication } from './people/people-services.ts';
+import { KeptFileLookup } from './playback/kept-file-lookup.ts';
 import { AttemptLimiter } from '../adapters/attempt-limiter.ts';
 import { Argon2PasswordHasher, type PasswordHasher } from '../adapters/password-hasher.ts';
 import { ApiKeyRepository } from '../repositories/api-key.repository.ts';
 import { SessionRepository } from '../repositories/session.repository.ts';
-import { ApiKeyService } from './people/api-key.service.ts';
-import { SessionService } from './people/session.service.ts';
+import { type ApiKeyService } from './people/api-key.service.ts';
+import { type SessionService } from './people/session.service.ts';
+import type { AuthenticationService } from './people/authentication.service.ts';
 import { SignInGuard } from './people/sign-in-guard.ts';
 import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
@@ -170,7 +172,8 @@ export function buildServices(deps: ServiceDeps): Services {
   const devices = new DeviceProfileService(store.readTextFilesSync('devices', '.json', 1024 * 1024));
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
   // Database writes reach the generation through the observer openDatabase installed.
-  const generation = new LibraryGeneration(ListingWriteObserver.of(deps.db), () => tokens.currentExpiry());
+  const fileWrites = ListingWriteObserver.of(deps.db);
+  const generation = new LibraryGeneration(fileWrites, () => tokens.currentExpiry());
   const readyArtifacts = new ReadyArtifactIndex(generation);
   const editions = new PlaybackEditionPresenter(
     devices,
@@ -299,7 +302,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
-    files: new LibraryRepository(deps.db),
+    files: new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
     ffmpegAvailable: deps.tools.ffmpeg.available,
@@ -355,9 +358,9 @@ export function buildServices(deps: ServiceDeps): Services {
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
   const nowMs = () => deps.clock.now().getTime();
   const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
-  const keys = new ApiKeyService(new ApiKeyRepository(deps.db), users, deps.clock);
-  const sessions = new SessionService({
+  const { keys, sessions, authentication } = buildAuthentication({
     users,
+    keys: new ApiKeyRepository(deps.db),
     sessions: new SessionRepository(deps.db),
     hasher,
     guard,
@@ -367,8 +370,9 @@ export function buildServices(deps: ServiceDeps): Services {
       idleMs: deps.config.sessionIdleHours * 3_600_000,
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
+    externalVersion: () => fileWrites?.externalVersion() ?? 0,
+    onPeopleWrite: (listener) => PeopleWriteObserver.of(deps.db)?.subscribe(listener),
   });
-  const authentication = new AuthenticationService(users, keys, guard, deps.adminToken, sessions);
   const people = new UserService({
     users,
     store: kyselyUnitOfWork(deps.db, (trx) => ({
@@ -378,11 +382,12 @@ export function buildServices(deps: ServiceDeps): Services {
     hasher,
     clock: deps.clock,
     country: deps.config.certificationCountry,
-    changed: () => authentication.forgetAdmin(),
+    changed: () => authentication.forgetPeople(),
   });
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
     deps.config.certificationCountry,
+    authentication,
   );
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
   // A conversion measured slower than real time is said to the player before it stalls.
@@ -479,8 +484,7 @@ export function buildServices(deps: ServiceDeps): Services {
       artifacts,
       paths,
       store,
-      new CredentialRepository(deps.db),
-      deps.clock,
+      authentication,
       visibility,
     ),
     playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),

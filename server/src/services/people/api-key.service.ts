@@ -6,6 +6,8 @@ import { needsTouch } from '../../domain/people/session-life.ts';
 import { AppError, notFound, validationFailed } from '../../errors.ts';
 import type { ApiKeyRepository, ApiKeyRow, ApiKeyWithOwner } from '../../repositories/api-key.repository.ts';
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
+import { DeferredWrites } from './deferred-writes.ts';
+import { PeopleCache } from './people-cache.ts';
 import { newSecret, secretHash } from './secrets.ts';
 
 /** A key as listed (never the key itself after creation). */
@@ -63,11 +65,35 @@ function view(row: ApiKeyWithOwner): ApiKeyView {
  * stored as SHA-256, shown once, listed with when and from where they were last used, revocable.
  */
 export class ApiKeyService {
+  /** A key's last use, written after the request answered (never behind a transaction). */
+  private readonly touches: DeferredWrites<number, { at: string; address: string }>;
+
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly users: UserRepository,
     private readonly clock: Clock,
-  ) {}
+    /** Keys and people kept in memory (shared with SessionService and AuthenticationService). */
+    private readonly cache: PeopleCache = new PeopleCache(),
+    onTouchError?: (err: unknown) => void,
+  ) {
+    this.touches = new DeferredWrites((id, use) => keys.touch(id, use.at, use.address), onTouchError);
+  }
+
+  /** Waits for the last-use writes still pending (before the database closes). */
+  settle(): Promise<void> {
+    return this.touches.settle();
+  }
+
+  private withPendingTouch(row: ApiKeyRow | undefined): ApiKeyRow | undefined {
+    const pending = row === undefined ? undefined : this.touches.pendingFor(row.id);
+    return row === undefined || pending === undefined
+      ? row
+      : { ...row, last_used_at: pending.at, last_used_address: pending.address };
+  }
+
+  private keyById(id: number): Promise<ApiKeyRow | undefined> {
+    return this.cache.keyById(id, async () => this.withPendingTouch(await this.keys.getById(id)));
+  }
 
   private async owner(caller: KeyCaller, user: number | string | undefined): Promise<UserRow> {
     const row =
@@ -126,6 +152,8 @@ export class ApiKeyService {
 
   /** An admin sees every key with its owner; anyone else their own. */
   async list(caller: KeyCaller): Promise<ApiKeyView[]> {
+    // The list shows each key's last use: the uses still pending are written first.
+    await this.touches.settle();
     return (await this.keys.list(caller.role === 'admin' ? null : caller.userId)).map(view);
   }
 
@@ -134,25 +162,44 @@ export class ApiKeyService {
     const row = await this.keys.getById(id);
     if (row === undefined || (caller.role !== 'admin' && row.user_id !== caller.userId))
       throw notFound('key', id);
-    await this.keys.revoke(id, this.clock.now().toISOString());
+    try {
+      await this.keys.revoke(id, this.clock.now().toISOString());
+    } finally {
+      this.cache.forgetKey(id);
+    }
   }
 
   /** Whether key `id` still holds (not revoked): playback tokens made from it ask. */
   async isLive(id: number): Promise<boolean> {
-    const row = await this.keys.getById(id);
+    const row = await this.keyById(id);
     return row !== undefined && row.revoked_at === null;
   }
 
-  /** The live key `key` is and its owner, or null; the use is written at most once a minute. */
+  /** Whether key `id` still holds and belongs to `userId` (a playback token made from it asks). */
+  async holdsFor(id: number, userId: number): Promise<boolean> {
+    const row = await this.keyById(id);
+    return row !== undefined && row.revoked_at === null && row.user_id === userId;
+  }
+
+  /**
+   * The live key `key` is and its owner, or null, from memory once known (PeopleCache); the use is
+   * written at most once a minute, after the request answered.
+   */
   async authenticate(key: string, address: string): Promise<{ key: ApiKeyRow; user: UserRow } | null> {
     if (!looksLikeKey(key)) return null;
-    const row = await this.keys.getByHash(secretHash(key));
+    const hash = secretHash(key);
+    const row = await this.cache.keyByHash(hash, async () =>
+      this.withPendingTouch(await this.keys.getByHash(hash)),
+    );
     if (row === undefined || row.revoked_at !== null) return null;
-    const user = await this.users.getById(row.user_id);
+    const user = await this.cache.user(row.user_id, () => this.users.getById(row.user_id));
     if (user === undefined) return null;
     const now = this.clock.now();
-    if (needsTouch(row.last_used_at, now.getTime()))
-      await this.keys.touch(row.id, now.toISOString(), address);
+    if (needsTouch(row.last_used_at, now.getTime())) {
+      row.last_used_at = now.toISOString();
+      row.last_used_address = address;
+      this.touches.schedule(row.id, { at: row.last_used_at, address });
+    }
     return { key: row, user };
   }
 }

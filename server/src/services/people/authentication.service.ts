@@ -1,7 +1,8 @@
 import { isKeyScope } from '../../domain/people/access.ts';
 import type { Credential, Principal } from '../../domain/people/principal.ts';
-import type { UserRepository } from '../../repositories/user.repository.ts';
+import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
 import type { ApiKeyService } from './api-key.service.ts';
+import { PeopleCache } from './people-cache.ts';
 import type { SessionService } from './session.service.ts';
 import { principalFromUser } from './principals.ts';
 import { sameSecret } from './secrets.ts';
@@ -12,11 +13,13 @@ export { limitOf, principalFromUser } from './principals.ts';
 /** Turns bearer credentials into the person behind them: the admin token or a key. */
 export class AuthenticationService {
   constructor(
-    private readonly users: Pick<UserRepository, 'firstAdmin'>,
-    private readonly keys: Pick<ApiKeyService, 'authenticate' | 'isLive'> | null = null,
+    private readonly users: Pick<UserRepository, 'firstAdmin' | 'getById'>,
+    private readonly keys: Pick<ApiKeyService, 'authenticate' | 'isLive' | 'holdsFor'> | null = null,
     private readonly guard: Pick<SignInGuard, 'check' | 'failed'> | null = null,
     private readonly adminToken: string | null = null,
-    private readonly sessions: Pick<SessionService, 'isLive'> | null = null,
+    private readonly sessions: Pick<SessionService, 'isLive' | 'holdsFor'> | null = null,
+    /** The one cache of people, sessions and keys (shared with SessionService and ApiKeyService). */
+    private readonly cache: PeopleCache = new PeopleCache(),
   ) {}
 
   /**
@@ -32,23 +35,43 @@ export class AuthenticationService {
   }
 
   /**
-   * The first admin, as the admin token signs in, kept in memory: a request with the admin token
-   * reads no database (it is answered while an import's transaction holds the connection). Read
-   * again after UserService changes anyone (`forgetAdmin`).
+   * Whether a playback token's credential still holds for its person (StreamService asks on every
+   * stream, playlist and segment request): from memory once known, so a player is not held behind
+   * an import's transaction; a revocation is seen on the very next request (PeopleCache).
    */
-  private admin: Principal | null = null;
-
-  forgetAdmin(): void {
-    this.admin = null;
+  async isLive(kind: Credential['kind'], id: number | null, userId: number): Promise<boolean> {
+    if (kind === 'admin-token') return true;
+    // A credential without a row id (the stateless cookie before sessions were stored) has nothing to end.
+    if (id === null) return true;
+    if (kind === 'key') return (await this.keys?.holdsFor(id, userId)) ?? false;
+    return (await this.sessions?.holdsFor(id, userId)) ?? false;
   }
 
-  /** The data dir's admin token signs in as the first admin. */
+  /**
+   * A person's row (role and limit columns) from memory once known: VisibilityService asks it for
+   * every stream request of a playback token (`assertVisibleToUser`).
+   */
+  userLimit(userId: number): Promise<UserRow | undefined> {
+    return this.cache.user(userId, () => this.users.getById(userId));
+  }
+
+  /**
+   * Forgets every kept person, session and key (PeopleCache): UserService calls it after it adds,
+   * changes or removes anyone (a role, limit or name is in every principal; a new password revoked
+   * sessions; a removal deleted sessions and keys).
+   */
+  forgetPeople(): void {
+    this.cache.forgetAll();
+  }
+
+  /**
+   * The data dir's admin token signs in as the first admin, kept in memory (PeopleCache): a
+   * request with the admin token reads no database.
+   */
   async adminTokenPrincipal(): Promise<Principal> {
-    if (this.admin !== null) return this.admin;
-    const admin = await this.users.firstAdmin();
+    const admin = await this.cache.firstAdmin(() => this.users.firstAdmin());
     if (admin === undefined) throw new Error('no admin in the users table (migration 0006 creates one)');
-    this.admin = principalFromUser(admin, { kind: 'admin-token', id: null, scope: 'full' });
-    return this.admin;
+    return principalFromUser(admin, { kind: 'admin-token', id: null, scope: 'full' });
   }
 
   /**

@@ -11,6 +11,8 @@ import type { SessionRepository, SessionRow } from '../../repositories/session.r
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
 import { principalFromUser } from './principals.ts';
 import { deriveKey, hmac, newSecret, sameSecret, secretHash } from './secrets.ts';
+import { DeferredWrites } from './deferred-writes.ts';
+import { PeopleCache } from './people-cache.ts';
 import { type SignInGuard, tooMany } from './sign-in-guard.ts';
 
 /** Who is signing in, from where (the address as Fastify's trustProxy reads it). */
@@ -43,6 +45,10 @@ export interface SessionServiceDeps {
   /** The data dir's admin token: the first admin's password while it has none (and after). */
   adminToken: string;
   policy: SessionPolicy;
+  /** Sessions and people kept in memory (shared with ApiKeyService and AuthenticationService). */
+  cache?: PeopleCache;
+  /** A `last_seen_at` write that failed (it is dropped: it records a use only). */
+  onTouchError?: (err: unknown) => void;
 }
 
 /** Cookie secrets are 32 random bytes in base64url; anything else is not looked up. */
@@ -64,9 +70,43 @@ function unauthorized(message: string): AppError {
 export class SessionService {
   private readonly csrfKey: Buffer;
   private dummyHash: Promise<string> | null = null;
+  private readonly cache: PeopleCache;
+  /** `last_seen_at` writes, made after the request answered (never behind a transaction). */
+  private readonly touches: DeferredWrites<number, string>;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.csrfKey = deriveKey(deps.adminToken, 'reelshelf session key v1');
+    this.cache = deps.cache ?? new PeopleCache();
+    this.touches = new DeferredWrites((id, at) => deps.sessions.touch(id, at), deps.onTouchError);
+  }
+
+  /** Waits for the `last_seen_at` writes still pending (before the database closes). */
+  settle(): Promise<void> {
+    return this.touches.settle();
+  }
+
+  /** A row read from the database, with the use not yet written back (so idle time stays exact). */
+  private withPendingTouch(row: SessionRow | undefined): SessionRow | undefined {
+    const pending = row === undefined ? undefined : this.touches.pendingFor(row.id);
+    return row === undefined || pending === undefined || pending <= row.last_seen_at
+      ? row
+      : { ...row, last_seen_at: pending };
+  }
+
+  private sessionByHash(hash: string): Promise<SessionRow | undefined> {
+    return this.cache.sessionByHash(hash, async () =>
+      this.withPendingTouch(await this.deps.sessions.getBySecretHash(hash)),
+    );
+  }
+
+  private sessionById(id: number): Promise<SessionRow | undefined> {
+    return this.cache.sessionById(id, async () =>
+      this.withPendingTouch(await this.deps.sessions.getById(id)),
+    );
+  }
+
+  private user(id: number): Promise<UserRow | undefined> {
+    return this.cache.user(id, () => this.deps.users.getById(id));
   }
 
   private nowMs(): number {
@@ -143,17 +183,22 @@ export class SessionService {
     return { secret, session, user };
   }
 
-  /** The live session a cookie secret opens and its person, or null; a use is written once a minute. */
+  /**
+   * The live session a cookie secret opens and its person, or null. Read from memory (PeopleCache)
+   * once known; the idle and absolute expiry are checked against this request's clock. A use moves
+   * `last_seen_at` once a minute: in memory at once, in the database after the answer.
+   */
   async authenticate(secret: string): Promise<{ session: SessionRow; principal: Principal } | null> {
     if (!SECRET_FORMAT.test(secret)) return null;
-    const session = await this.deps.sessions.getBySecretHash(secretHash(secret));
+    const session = await this.sessionByHash(secretHash(secret));
     if (session === undefined) return null;
     const now = this.nowMs();
     if (sessionStatus(session, now, this.deps.policy) !== 'active') return null;
-    const user = await this.deps.users.getById(session.user_id);
+    const user = await this.user(session.user_id);
     if (user === undefined) return null;
     if (needsTouch(session.last_seen_at, now)) {
-      await this.deps.sessions.touch(session.id, new Date(now).toISOString());
+      session.last_seen_at = new Date(now).toISOString();
+      this.touches.schedule(session.id, session.last_seen_at);
     }
     return {
       session,
@@ -163,8 +208,20 @@ export class SessionService {
 
   /** Whether session `id` still holds (not signed out, not expired): playback tokens made from it ask. */
   async isLive(id: number): Promise<boolean> {
-    const session = await this.deps.sessions.getById(id);
+    const session = await this.sessionById(id);
     return session !== undefined && sessionStatus(session, this.nowMs(), this.deps.policy) === 'active';
+  }
+
+  /**
+   * Whether session `id` still speaks for `userId` and is neither revoked nor past its absolute
+   * expiry: a playback token made from it asks on every stream request (a playing film keeps no
+   * page open, so the idle time does not end its stream).
+   */
+  async holdsFor(id: number, userId: number): Promise<boolean> {
+    const session = await this.sessionById(id);
+    if (session === undefined || session.user_id !== userId) return false;
+    const status = sessionStatus(session, this.nowMs(), this.deps.policy);
+    return status === 'active' || status === 'idle';
   }
 
   csrfToken(session: Pick<SessionRow, 'id' | 'created_at'>): string {
@@ -176,12 +233,20 @@ export class SessionService {
   }
 
   async signOut(sessionId: number): Promise<void> {
-    await this.deps.sessions.revoke(sessionId, this.deps.clock.now().toISOString());
+    try {
+      await this.deps.sessions.revoke(sessionId, this.deps.clock.now().toISOString());
+    } finally {
+      this.cache.forgetSession(sessionId);
+    }
   }
 
   /** Revokes every session of the person (every browser and app signed in as them); returns how many. */
-  signOutEverywhere(userId: number): Promise<number> {
-    return this.deps.sessions.revokeAllOf(userId, this.deps.clock.now().toISOString());
+  async signOutEverywhere(userId: number): Promise<number> {
+    try {
+      return await this.deps.sessions.revokeAllOf(userId, this.deps.clock.now().toISOString());
+    } finally {
+      this.cache.forgetSessionsOf(userId);
+    }
   }
 
   /**
@@ -226,11 +291,15 @@ export class SessionService {
       });
     }
     if (decision === 'needs_pin') await this.checkPin(user, pin, address);
-    await this.deps.sessions.switchUser(
-      principal.credential.id,
-      user.id,
-      this.deps.clock.now().toISOString(),
-    );
+    try {
+      await this.deps.sessions.switchUser(
+        principal.credential.id,
+        user.id,
+        this.deps.clock.now().toISOString(),
+      );
+    } finally {
+      this.cache.forgetSession(principal.credential.id);
+    }
     return user;
   }
 

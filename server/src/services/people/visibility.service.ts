@@ -36,6 +36,12 @@ export class VisibilityService {
     private readonly repo: VisibilityRepository,
     /** REELSHELF_CERTIFICATION_COUNTRY: the system certifications and limits are written in. */
     readonly country: string,
+    /**
+     * A person's role and limit for `assertVisibleToUser` (every stream request of a token asks):
+     * the composition root hands in the people kept in memory (PeopleCache), so a stream is not held
+     * behind a write transaction; default the database.
+     */
+    private readonly people: Pick<VisibilityRepository, 'userLimit'> = repo,
   ) {}
 
   /** The rule as SQL takes it; null when the viewer sees everything. */
@@ -105,7 +111,7 @@ export class VisibilityService {
    * now (a gone person sees nothing), then `assertVisible`.
    */
   async assertVisibleToUser(userId: number, subject: Subject): Promise<void> {
-    const row = await this.repo.userLimit(userId);
+    const row = await this.people.userLimit(userId);
     const viewer: Viewer =
       row === undefined
         ? { userId, limit: { maxCertification: '', allowUnrated: false } }

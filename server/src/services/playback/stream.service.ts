@@ -1,10 +1,8 @@
 import { extname } from 'node:path';
 import type { DataStore, GrowingFile } from '../../adapters/data-store.ts';
 import type { CheckedFile } from '../../adapters/file-system.ts';
-import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { TokenHolder } from '../../domain/playback-token.ts';
+import type { CredentialKind, TokenHolder } from '../../domain/playback-token.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
-import type { CredentialRepository } from '../../repositories/credential.repository.ts';
 import { contentTypeFor, strongEtag } from '../../domain/http-range.ts';
 import { AppError } from '../../errors.ts';
 import type { ArtifactService } from './artifact.service.ts';
@@ -58,6 +56,14 @@ function refused(why: keyof typeof TOKEN_MESSAGES): AppError {
   });
 }
 
+/**
+ * Whether a playback token's session or key still holds for its person (AuthenticationService: from
+ * memory, so a stream is not held behind a write transaction; ended on the very next request).
+ */
+export interface CredentialCheck {
+  isLive(kind: CredentialKind, id: number | null, userId: number): Promise<boolean>;
+}
+
 /** Decides what GET /stream/media_file/{id} serves: the file, a finished artifact, or a growing one. */
 export class StreamService {
   constructor(
@@ -67,8 +73,7 @@ export class StreamService {
     private readonly artifacts: ArtifactService,
     private readonly paths: MediaPathService,
     private readonly store: DataStore,
-    private readonly credentials: Pick<CredentialRepository, 'isLive'>,
-    private readonly clock: Clock,
+    private readonly credentials: CredentialCheck,
     private readonly visibility: Pick<VisibilityService, 'assertVisibleToUser'> | null = null,
   ) {}
 
@@ -90,12 +95,7 @@ export class StreamService {
     const check = this.tokens.verify(token, fileId, device);
     if (!check.ok) throw refused(check.reason);
     const { holder } = check.grant;
-    const live = await this.credentials.isLive(
-      holder.credential.kind,
-      holder.credential.id,
-      holder.userId,
-      isoNow(this.clock),
-    );
+    const live = await this.credentials.isLive(holder.credential.kind, holder.credential.id, holder.userId);
     if (!live) throw refused('revoked');
     // A bearer's request was checked by the visibility guard; a token's person is checked here, so a
     // token for a film its person may no longer see (a lowered limit) serves nothing.
