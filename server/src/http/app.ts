@@ -7,7 +7,7 @@ import { CREDENTIAL_QUERY_PARAMS, looksLikeKey } from '../domain/people/api-keys
 import { AppError } from '../errors.ts';
 import { bearerToken, registerAuth } from './plugins/auth.ts';
 import { registerContractHeaders } from './plugins/contract-headers.ts';
-import { registerErrorHandling } from './plugins/error-handler.ts';
+import { frameworkErrorReply, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerRefusedBodyDrain } from './plugins/refused-body.ts';
 import { registerSession, SessionCookies } from './plugins/session.ts';
 import { registerVisibilityGuard } from './plugins/visibility-guard.ts';
@@ -136,6 +136,8 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       },
     },
     bodyLimit: options.bodyLimitBytes,
+    // The router's own errors (a bad %-escape, an over-long id) as ApiError JSON too.
+    frameworkErrors: frameworkErrorReply,
     // The Jellyfin facade's paths are case-insensitive and tolerate /emby (http/jellyfin/credentials.ts).
     rewriteUrl: (req) => rewriteJellyfinUrl(req.url ?? '/'),
     // A hop count trusts that many proxies in front (proxy-addr's function form of a number).

@@ -4,6 +4,12 @@
 // answer that names or serves one of them, on a 2xx for a hidden id, on an answer that differs from
 // the answer for a missing id, and on counts that disagree with what is listed. Real SQLite, real
 // HTTP on loopback, real media made by ffmpeg.
+// The Jellyfin facade's routes (`/jellyfin/…`, and the same at the root of the Jellyfin port) are
+// walked as a Jellyfin app calls them: the child signs in through AuthenticateByName and sends its
+// token in the MediaBrowser header (on media and image routes also as `ApiKey`), with the hidden
+// films' Jellyfin ids (movie and media-source ids, an adult's image tag) in paths, queries and
+// bodies. A hidden id must answer exactly as an id naming nothing (404 JSON); no 2xx may carry a
+// hidden film's title, Jellyfin ids or bytes; reports and writes for a hidden id change nothing.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +18,8 @@ import { after, before, describe, it } from 'node:test';
 import type { LibraryResponse, MovieDetail } from '@reelshelf/contract';
 import sharp from 'sharp';
 import { loadConfig } from '../../src/config.ts';
+import { JELLYFIN_MEDIA_ROUTES } from '../../src/http/jellyfin/credentials.ts';
+import { JELLYFIN_IMAGE_ROUTES } from '../../src/http/jellyfin/images.routes.ts';
 import { createServer, type ReelshelfServer } from '../../src/server.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
@@ -41,6 +49,43 @@ interface Route {
   url: string;
 }
 
+/** The header a Jellyfin app sends (the token is added per request). */
+const JELLYFIN_CLIENT = 'MediaBrowser Client="Walk", Device="Kid tablet", DeviceId="walk-1", Version="1.0"';
+/** Routes that take the token in the query too (players fetch them without headers). */
+const QUERY_TOKEN_ROUTES = new Set<string>([...JELLYFIN_MEDIA_ROUTES, ...JELLYFIN_IMAGE_ROUTES]);
+/** What a Jellyfin URL's item and media-source params are filled with. */
+interface IdPair {
+  item: string;
+  source: string;
+}
+/** Jellyfin route params that are not item ids: their samples (anything else is an item id). */
+const JELLYFIN_SAMPLES: Record<string, string[]> = {
+  id: ['usersettings'],
+  type: ['Primary', 'Backdrop'],
+  index: ['0'],
+  container: ['mkv'],
+  rendition: ['v', 'a0', 's0'],
+  segment: ['init.mp4', '0.m4s', '0.ts', '0.vtt'],
+  format: ['vtt', 'srt'],
+  startticks: ['0'],
+  '*': ['x'],
+};
+/** What an app posts (PlaybackInfo, progress reports): every member that names an item. */
+function jellyfinBody(pair: IdPair): string {
+  return JSON.stringify({
+    ItemId: pair.item,
+    MediaSourceId: pair.source,
+    PositionTicks: 600_000_000,
+    PlayMethod: 'DirectPlay',
+    DeviceProfile: {
+      DirectPlayProfiles: [{ Container: 'mp4,mkv', Type: 'Video' }],
+      TranscodingProfiles: [
+        { Container: 'ts', Type: 'Video', Protocol: 'hls', VideoCodec: 'h264', AudioCodec: 'aac' },
+      ],
+    },
+  });
+}
+
 describe('visibility: a child walks every route', () => {
   let childKey = '';
   let server: ReelshelfServer;
@@ -55,6 +100,14 @@ describe('visibility: a child walks every route', () => {
   /** Byte samples of everything hidden: media files and posters. */
   const hiddenBytes: Buffer[] = [];
   const hiddenTexts: string[] = [];
+  /** The child and an adult signed in as Jellyfin apps (the child's token is renewed after a logout). */
+  let kid = { token: '', userId: '' };
+  let grown = { token: '', userId: '' };
+  /** The Jellyfin port's root (REELSHELF_JELLYFIN_PORT on an ephemeral port). */
+  let jellyfinRoot = '';
+  /** The hidden films as the adult's Jellyfin listing names them, with the adult's poster tag. */
+  const jfHidden: (IdPair & { tag: string | null })[] = [];
+  let jfVisible: IdPair = { item: '', source: '' };
 
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'reelshelf-walk-media-'));
@@ -71,7 +124,8 @@ describe('visibility: a child walks every route', () => {
       REELSHELF_PORT: '0',
       REELSHELF_LOG_LEVEL: 'silent',
       REELSHELF_WATCH: 'off',
-      REELSHELF_JELLYFIN_PORT: 'off',
+      // The facade at the root of its own port is walked too (a free port; never Jellyfin's 8096).
+      REELSHELF_JELLYFIN_PORT: '0',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DATA_DIR: dataDir,
     });
@@ -172,7 +226,58 @@ describe('visibility: a child walks every route', () => {
     });
     assert.equal(key.status, 201, await key.clone().text());
     childKey = ((await key.json()) as { key: string }).key;
+
+    // The same child, and an adult who sees everything, signed in as Jellyfin apps are.
+    const adult = await fetch(`${base}/api/users`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Grown', password: 'grown-password-long', role: 'member' }),
+    });
+    assert.equal(adult.status, 201, await adult.clone().text());
+    kid = await jellyfinSignIn('Kid', 'kid-password-long');
+    grown = await jellyfinSignIn('Grown', 'grown-password-long');
+    jellyfinRoot = server.jellyfin.url ?? '';
+    assert.match(jellyfinRoot, /^http:\/\/127\.0\.0\.1:\d+$/);
+    // The hidden films' Jellyfin ids and poster tags, as the adult's listing gives them.
+    const listing = await fetch(`${base}/jellyfin/Items?Recursive=true&Fields=MediaSources`, {
+      headers: { authorization: jellyfinAuth(grown.token) },
+    });
+    assert.equal(listing.status, 200, await listing.clone().text());
+    const { Items } = (await listing.json()) as {
+      Items: {
+        Name: string;
+        Id: string;
+        MediaSources?: { Id: string }[];
+        ImageTags?: { Primary?: string };
+      }[];
+    };
+    for (const item of Items) {
+      const source = item.MediaSources?.[0]?.Id ?? '';
+      if (hiddenTexts.includes(item.Name)) {
+        jfHidden.push({ item: item.Id, source, tag: item.ImageTags?.Primary ?? null });
+      } else if (item.Name === 'Gentle Meadow') jfVisible = { item: item.Id, source };
+    }
+    assert.equal(jfHidden.length, 3, JSON.stringify(Items.map((i) => i.Name)));
+    assert.ok(jfHidden.every((h) => /^[0-9a-f]{32}$/.test(h.item) && /^[0-9a-f]{32}$/.test(h.source)));
+    assert.ok(
+      jfHidden.some((h) => h.tag !== null),
+      'the adult is given a poster tag of a hidden film',
+    );
+    assert.notEqual(jfVisible.item, '');
   });
+
+  const jellyfinAuth = (token: string) => `${JELLYFIN_CLIENT}, Token="${token}"`;
+
+  async function jellyfinSignIn(name: string, password: string): Promise<{ token: string; userId: string }> {
+    const res = await fetch(`${base}/jellyfin/Users/AuthenticateByName`, {
+      method: 'POST',
+      headers: { authorization: JELLYFIN_CLIENT, 'content-type': 'application/json' },
+      body: JSON.stringify({ Username: name, Pw: password }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as { AccessToken: string; User: { Id: string } };
+    return { token: body.AccessToken, userId: body.User.Id };
+  }
 
   after(async () => {
     await server?.close();
@@ -281,7 +386,8 @@ describe('visibility: a child walks every route', () => {
     const failures: string[] = [];
     const walked = new Set<string>();
     for (const route of routes) {
-      if (route.method === 'OPTIONS') continue;
+      // The facade's routes take Jellyfin tokens and ids: walked by the next test.
+      if (route.method === 'OPTIONS' || isJellyfinRoute(route)) continue;
       for (const { path, hidden } of expansions(route.url)) {
         if (hidden === MISSING_ID) continue;
         const variants: { query: string; accept?: string }[] = [{ query: '' }];
@@ -331,8 +437,251 @@ describe('visibility: a child walks every route', () => {
     assert.deepEqual(failures, []);
     // Every route was asked at least once (HEAD follows GET and is walked too).
     for (const r of routes)
-      if (r.method !== 'OPTIONS')
+      if (r.method !== 'OPTIONS' && !isJellyfinRoute(r))
         assert.ok(walked.has(`${r.method} ${r.url}`), `${r.method} ${r.url} walked`);
+  });
+
+  it('the Jellyfin facade, on both ports: no route tells of a hidden film; a hidden id answers as a missing one; writes for it change nothing', async () => {
+    const jfIds = server.services.jellyfin.ids;
+    const missing: IdPair = {
+      item: jfIds.encode('movie', MISSING_ID),
+      source: jfIds.encode('media-source', MISSING_ID),
+    };
+    const hiddenIds = jfHidden.flatMap((h) => [h.item, h.source]);
+    const withMovie = jfHidden.find((h) => h.item !== h.source);
+    assert.ok(withMovie !== undefined);
+    // Each hidden film as an app names it: by its movie id, by its media-source id (an unmatched file
+    // has only that); and a visible film asked for with a hidden film's media source.
+    const pairs: { hidden: IdPair; missing: IdPair; sourceOnly: boolean }[] = [];
+    for (const h of jfHidden) {
+      if (h.item !== h.source) pairs.push({ hidden: h, missing, sourceOnly: false });
+      pairs.push({
+        hidden: { item: h.source, source: h.source },
+        missing: { item: missing.source, source: missing.source },
+        sourceOnly: false,
+      });
+    }
+    pairs.push({
+      hidden: { item: jfVisible.item, source: withMovie.source },
+      missing: { item: jfVisible.item, source: missing.source },
+      sourceOnly: true,
+    });
+    const tagOf = (pair: IdPair) =>
+      jfHidden.find((h) => h.item === pair.item || h.source === pair.source)?.tag ?? withMovie.tag ?? '';
+    const view = server.services.jellyfin.moviesViewId;
+    const listQueries = [
+      '?Recursive=true&IncludeItemTypes=Movie&Fields=Overview,Genres,People,Studios,MediaSources',
+      '?Recursive=true&SearchTerm=Razorwire',
+      '?Recursive=true&SearchTerm=Unmarked',
+      '?Recursive=true&SearchTerm=Orphaned',
+      `?ParentId=${view}&Recursive=true&SortBy=DateCreated&SortOrder=Descending&Filters=IsResumable`,
+      '?Recursive=true&Filters=IsFavorite',
+      '?Recursive=true&IsPlayed=true&Limit=1000',
+    ];
+    /** The route reads MediaSourceId from its query or body (so a visible item with a hidden source is a hidden call). */
+    const readsSource = (url: string) =>
+      /\/playbackinfo$/.test(url) || url.startsWith('/jellyfin/videos/') || url.includes('/playingitems/');
+
+    const failures: string[] = [];
+    const walked = new Set<string>();
+    const reached = new Set<string>();
+    const idsIn = (text: string) => {
+      const lower = text.toLowerCase();
+      return hiddenIds.filter((id) => lower.includes(id) || lower.includes(dashed(id)));
+    };
+    const normalise = (text: string, pair: IdPair) => {
+      let out = text.toLowerCase();
+      for (const id of [pair.item, pair.source]) out = out.replaceAll(id, '<id>');
+      return out;
+    };
+
+    for (const route of routes.filter((r) => isJellyfinRoute(r) && r.method !== 'OPTIONS')) {
+      const key = `${route.method} ${route.url}`;
+      const names = [...route.url.matchAll(/:([A-Za-z_]+)|\*/g)].map((m) => m[1] ?? '*');
+      const takesId = names.some((n) => n !== 'userid' && JELLYFIN_SAMPLES[n] === undefined);
+      const takesSource = names.includes('mediasourceid');
+      const writes = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method);
+      const variable = names.find((n) => JELLYFIN_SAMPLES[n] !== undefined);
+      const values = variable === undefined ? [''] : (JELLYFIN_SAMPLES[variable] ?? ['']);
+      const fill = (pair: IdPair, value: string) =>
+        route.url
+          .replace(/:([A-Za-z_]+)|\*/g, (_m, name: string | undefined) => {
+            const param = name ?? '*';
+            if (param === 'userid') return kid.userId;
+            if (param === 'mediasourceid') return pair.source;
+            const samples = JELLYFIN_SAMPLES[param];
+            if (samples === undefined) return pair.item;
+            return param === variable ? value : (samples[0] ?? 'x');
+          })
+          .slice('/jellyfin'.length);
+      type Variant = {
+        query: (pair: IdPair, hidden: IdPair) => string;
+        auth: 'header' | 'query';
+        source: boolean;
+      };
+      const variants: Variant[] = [
+        { query: () => '', auth: 'header', source: false },
+        {
+          query: (p) => `?MediaSourceId=${p.source}&static=true&PositionTicks=600000000`,
+          auth: 'header',
+          source: true,
+        },
+      ];
+      if (QUERY_TOKEN_ROUTES.has(route.url)) {
+        variants.push({
+          query: (p) => `?ApiKey=${kid.token}&MediaSourceId=${p.source}`,
+          auth: 'query',
+          source: true,
+        });
+      }
+      if ((JELLYFIN_IMAGE_ROUTES as readonly string[]).includes(route.url)) {
+        // A tag the adult was given: with the child's token it opens nothing hidden.
+        variants.push({ query: (_p, h) => `?tag=${tagOf(h)}&maxWidth=300`, auth: 'header', source: false });
+        variants.push({
+          query: (_p, h) => `?tag=${tagOf(h)}&ApiKey=${kid.token}`,
+          auth: 'query',
+          source: false,
+        });
+      }
+
+      // A call: the hidden pair (null: a list, nothing hidden asked), and how the missing one is made.
+      const calls: { hidden: IdPair | null; missing: IdPair; variants: Variant[] }[] = [];
+      if (takesId || writes) {
+        for (const pair of pairs) {
+          if (!pair.sourceOnly || takesSource || !takesId) calls.push({ ...pair, variants });
+          else if (readsSource(route.url))
+            calls.push({ ...pair, variants: variants.filter((v) => v.source) });
+        }
+      }
+      if (!takesId && route.method !== 'DELETE') {
+        calls.push({
+          hidden: null,
+          missing,
+          variants: [
+            { query: () => '', auth: 'header', source: false },
+            ...(route.method === 'GET'
+              ? listQueries.map((q) => ({ query: () => q, auth: 'header' as const, source: false }))
+              : []),
+          ],
+        });
+      }
+
+      const ask = async (root: string, pair: IdPair, hidden: IdPair, value: string, v: Variant) => {
+        const headers: Record<string, string> = {};
+        if (v.auth === 'header') headers.authorization = jellyfinAuth(kid.token);
+        const init: RequestInit = { method: route.method, headers, redirect: 'manual' };
+        if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
+          headers['content-type'] = 'application/json';
+          init.body = jellyfinBody(pair);
+        }
+        const path = `${fill(pair, value)}${v.query(pair, hidden)}`;
+        const res = await fetch(`${root}${path}`, init);
+        const body = Buffer.from(await res.arrayBuffer());
+        // Signing out ends the token: the walk goes on with a new one.
+        if (route.url === '/jellyfin/sessions/logout') kid = await jellyfinSignIn('Kid', 'kid-password-long');
+        walked.add(key);
+        if (res.status !== 401 && v.auth === 'header') reached.add(key);
+        const label = `${route.method} ${root === jellyfinRoot ? '[port] ' : '/jellyfin'}${path} → ${res.status}`;
+        return { res, body, label };
+      };
+
+      for (const call of calls) {
+        const askedFor = call.hidden ?? missing;
+        for (const value of values) {
+          for (const v of call.variants) {
+            for (const root of [`${base}/jellyfin`, jellyfinRoot]) {
+              const { res, body, label } = await ask(root, askedFor, askedFor, value, v);
+              for (const leak of leaks(body)) failures.push(`${label}: ${leak}`);
+              const ok = res.status >= 200 && res.status < 300;
+              if (ok)
+                for (const id of idsIn(body.toString('latin1')))
+                  failures.push(`${label}: carries hidden id ${id}`);
+              for (const id of idsIn(res.headers.get('location') ?? ''))
+                failures.push(`${label}: Location carries ${id}`);
+              const json = /^application\/json/.test(res.headers.get('content-type') ?? '');
+              if (res.status >= 400 && route.method !== 'HEAD' && !json)
+                failures.push(`${label}: an error that is not JSON`);
+              if (call.hidden === null) continue;
+              // A report is never refused (204, nothing told); anything else 2xx for an item of the
+              // path would serve the film. (A body-only call answers as it would for a missing id.)
+              if (takesId && ok && !(res.status === 204 && body.length === 0))
+                failures.push(`${label}: 2xx for a hidden id`);
+              if (res.status === 404 && route.method !== 'HEAD') {
+                const error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
+                if (error !== 'not_found') failures.push(`${label}: 404 without error not_found`);
+              }
+              const other = await ask(root, call.missing, call.hidden, value, v);
+              if (
+                other.res.status !== res.status ||
+                normalise(other.body.toString('utf8'), call.missing) !==
+                  normalise(body.toString('utf8'), call.hidden)
+              ) {
+                failures.push(
+                  `${label}: differs from a missing id (${other.res.status} ${other.body.toString('utf8').slice(0, 120)} vs ${body.toString('utf8').slice(0, 120)})`,
+                );
+              }
+            }
+          }
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+    const jellyfinRoutes = routes.filter((r) => isJellyfinRoute(r) && r.method !== 'OPTIONS');
+    assert.ok(jellyfinRoutes.length > 60, `Jellyfin routes seen: ${jellyfinRoutes.length}`);
+    for (const r of jellyfinRoutes) {
+      const key = `${r.method} ${r.url}`;
+      assert.ok(walked.has(key), `${key} walked`);
+      // The child's token got past the auth hook: the route's own answer was judged, not a 401.
+      assert.ok(reached.has(key), `${key} answered the child's Jellyfin token with more than 401`);
+    }
+
+    // Reports, played and favourite writes named hidden films hundreds of times: nothing was kept.
+    const db = server.database.db;
+    const child = await db
+      .selectFrom('users')
+      .select('id')
+      .where('name_key', '=', 'kid')
+      .executeTakeFirstOrThrow();
+    const kept = {
+      watch: await db
+        .selectFrom('watch_state')
+        .select('media_file_id')
+        .where('user_id', '=', child.id)
+        .where('media_file_id', 'in', hiddenFileIds)
+        .execute(),
+      history: await db
+        .selectFrom('play_history')
+        .select('media_file_id')
+        .where('user_id', '=', child.id)
+        .where('media_file_id', 'in', hiddenFileIds)
+        .execute(),
+      favourites: await db
+        .selectFrom('favourites')
+        .select('movie_id')
+        .where('user_id', '=', child.id)
+        .where('movie_id', 'in', hiddenMovieIds)
+        .execute(),
+    };
+    assert.deepEqual(kept, { watch: [], history: [], favourites: [] });
+    const playing = Buffer.from(await (await as('admin', '/api/sessions/active')).arrayBuffer());
+    assert.deepEqual(leaks(playing), []);
+    // The same writes do reach a visible film (so "nothing kept" above is the rule, not a dead route).
+    const favourite = await fetch(`${base}/jellyfin/UserFavoriteItems/${jfVisible.item}`, {
+      method: 'POST',
+      headers: { authorization: jellyfinAuth(kid.token) },
+    });
+    assert.equal(favourite.status, 200, await favourite.clone().text());
+    const made = await db
+      .selectFrom('favourites')
+      .select('movie_id')
+      .where('user_id', '=', child.id)
+      .execute();
+    assert.deepEqual(made, [{ movie_id: ids.g.movieId }]);
+    const undone = await fetch(`${base}/jellyfin/UserFavoriteItems/${jfVisible.item}`, {
+      method: 'DELETE',
+      headers: { authorization: jellyfinAuth(kid.token) },
+    });
+    assert.equal(undone.status, 200);
   });
 
   it('lists and counts agree with what the child is shown; the G and PG films are there', async () => {
@@ -498,6 +847,16 @@ describe('visibility: a child walks every route', () => {
     await server.services.visibility.assertVisible(child, { mediaFileId: ids.g.fileId });
   });
 });
+
+/** A route of the Jellyfin facade (registered in lower case under /jellyfin). */
+function isJellyfinRoute(route: Route): boolean {
+  return route.url === '/jellyfin' || route.url.startsWith('/jellyfin/');
+}
+
+/** A 32-hex id in the dashed form apps also send (8-4-4-4-12). */
+function dashed(id: string): string {
+  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+}
 
 /** 4 KiB from the middle of a file: what its bytes in an answer would contain. */
 function sample(bytes: Buffer): Buffer {

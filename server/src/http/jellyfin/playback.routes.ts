@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readJellyfinCredentials } from '../../domain/jellyfin/auth-header.ts';
-import type { JellyfinDeviceProfile } from '../../domain/jellyfin/device-profile.ts';
+import { readDeviceProfile } from '../../domain/jellyfin/device-profile-input.ts';
 import { queryValue, type RawQuery } from '../../domain/jellyfin/items-query.ts';
 import { withDefaultAudio, withStartOffset } from '../../domain/jellyfin/playback-info.ts';
 import { ticksToSeconds, toWireJson } from '../../domain/jellyfin/wire.ts';
 import { strongEtag } from '../../domain/http-range.ts';
 import type { TokenHolder } from '../../domain/playback-token.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationFailed } from '../../errors.ts';
 import type {
   JellyfinPlaybackService,
   PlaybackInfoRequest,
@@ -64,14 +64,12 @@ function readPlaybackInfo(request: FastifyRequest): PlaybackInfoRequest {
   const body =
     typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const pick = (key: string) => queryValue(query, key) ?? bodyValue(body, key);
-  const profile = bodyValue(body, 'DeviceProfile');
+  const profile = readDeviceProfile(bodyValue(body, 'DeviceProfile'));
+  if (!profile.ok) throw validationFailed(profile.field, profile.message);
   const text = pick('MediaSourceId');
   return {
     mediaSourceId: typeof text === 'string' ? text : null,
-    deviceProfile:
-      typeof profile === 'object' && profile !== null && !Array.isArray(profile)
-        ? (profile as JellyfinDeviceProfile)
-        : null,
+    deviceProfile: profile.profile,
     maxStreamingBitrate: numberOrNull(pick('MaxStreamingBitrate')),
     startTimeTicks: numberOrNull(pick('StartTimeTicks')),
     audioStreamIndex: numberOrNull(pick('AudioStreamIndex')),

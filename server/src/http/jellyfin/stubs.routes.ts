@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { userDto } from '../../domain/jellyfin/user-dto.ts';
 import { toWireJson } from '../../domain/jellyfin/wire.ts';
 import { certificationNames, certificationScore } from '../../domain/people/ratings.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
+import type { JellyfinLibraryService } from '../../services/jellyfin/jellyfin-library.service.ts';
 import type { UserService } from '../../services/people/user.service.ts';
 import { principalOf } from '../principal.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
@@ -16,6 +17,8 @@ export interface JellyfinStubDeps {
   version: string;
   /** REELSHELF_CERTIFICATION_COUNTRY: the ratings `/Localization/ParentalRatings` lists. */
   certificationCountry: string;
+  /** Whether the person sees an item (the routes about an item answer 404 otherwise). */
+  library: Pick<JellyfinLibraryService, 'sees'>;
 }
 
 /** `/Playback/BitrateTest?size=`: Jellyfin's default size, and our cap (the bytes are held in memory). */
@@ -170,9 +173,14 @@ export function registerJellyfinStubRoutes(parent: FastifyInstance, deps: Jellyf
       return reply.type('application/octet-stream').send(Buffer.alloc(size, 0x5a));
     });
 
-    app.get(`${p}/mediasegments/:itemid`, async (_request, reply) =>
-      wire(reply, { Items: [], TotalRecordCount: 0, StartIndex: 0 }),
-    );
+    // No segments are kept (intros, credits); a hidden film and an unknown id answer alike, as
+    // every route about an item does (it answered 200 for any id before).
+    app.get<{ Params: { itemid: string } }>(`${p}/mediasegments/:itemid`, async (request, reply) => {
+      const { itemid } = request.params;
+      if (!(await deps.library.sees(principalOf(request), itemid)))
+        throw notFound('item', itemid.slice(0, 64));
+      return wire(reply, { Items: [], TotalRecordCount: 0, StartIndex: 0 });
+    });
 
     // Every other facade path: a JSON 404 (the rest of the app keeps its own not-found handler).
     app.register(

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogueCode } from '../../errors.ts';
 
 /** A Fastify error's answer: the code is the catalogue's (AppError takes no other). */
@@ -35,11 +35,27 @@ const FASTIFY_CODES: Record<string, FastifyCodeAnswer> = {
     message: 'Content-Length does not match the body.',
   },
   FST_ERR_BAD_URL: { code: 'validation_failed', status: 400, message: 'The URL is malformed.' },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'validation_failed',
+    status: 414,
+    message: 'A part of the URL path is longer than any id this server gives out.',
+  },
 };
 
 function send(reply: FastifyReply, error: AppError) {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the errors its router raises before any hook or handler (a
+ * malformed percent-escape, a path segment over `maxParamLength`) — without it Fastify writes its
+ * own `{"error":"Bad Request","code":"FST_ERR_…"}` body, bypassing the error handler below.
+ */
+export function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const mapped = FASTIFY_CODES[err.code] ?? FASTIFY_CODES.FST_ERR_BAD_URL;
+  if (mapped === undefined) return;
+  void send(reply, new AppError(mapped.code, { status: mapped.status, message: mapped.message }));
 }
 
 /** Renders every error as an ApiError (spec §2.10); never a stack trace, never HTML. */

@@ -198,8 +198,13 @@ export class JellyfinPlaybackService {
    */
   async fileOf(viewer: ListingViewer, itemId: string, mediaSourceId: string | null): Promise<number> {
     const ids = this.deps.ids;
-    const fromSource =
-      mediaSourceId === null || mediaSourceId === '' ? null : ids.decodeAs('media-source', mediaSourceId);
+    // No source named, or the item's own id (Jellyfin's single-version convention): its first source.
+    const named =
+      mediaSourceId !== null && mediaSourceId !== '' && normalId(mediaSourceId) !== normalId(itemId);
+    const fromSource = named ? ids.decodeAs('media-source', mediaSourceId) : null;
+    // A source named but not one (a forged id, another kind): unknown, as PlaybackInfo says (it
+    // silently fell back to the first source before).
+    if (named && fromSource === null) throw notFound('media source', mediaSourceId.slice(0, 64));
     if (ids.decodeAs('movie', itemId) !== null) {
       // A movie: one of its sources (its first when none is named), read through the item the person sees.
       const item = await this.deps.library.itemDto(viewer, itemId);
@@ -259,4 +264,9 @@ export class JellyfinPlaybackService {
       contentType: 'application/x-subrip; charset=utf-8',
     };
   }
+}
+
+/** Ids as the apps send them: any case, dashed or not. */
+function normalId(id: string): string {
+  return id.toLowerCase().replaceAll('-', '');
 }
