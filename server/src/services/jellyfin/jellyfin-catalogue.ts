@@ -69,12 +69,37 @@ interface Kept {
   catalogue: Catalogue;
   boot: string;
   generation: number;
+  /** Each entry's media files, by entry key (a change to one of them re-presents the entry). */
+  filesOf: Map<string, readonly number[]>;
+  /** The entry each media file is shown in. */
+  fileOwner: Map<number, string>;
+}
+
+/** Catalogue builds so far (tests: kept, incremental, whose). */
+export interface CatalogueStats {
+  /** Builds of any kind: a full one, or the changed items re-presented on a kept catalogue. */
+  builds: number;
+  fullBuilds: number;
+  /** Items presented (run through /library's presentation and the DTO mapping) by all builds. */
+  presented: number;
+}
+
+/** Above this share of changed items a full build is cheaper than picking them out (as /library). */
+const FULL_BUILD_SHARE = 0.25;
+
+/** The key of a listing item's entry: `m<movie id>`, `f<file id>` for a file matched to no movie. */
+function entryKeyOf(item: LibraryMovieItem): string {
+  return item.movie_id === null ? `f${item.editions[0]?.media_file_id ?? 0}` : `m${item.movie_id}`;
+}
+
+function filesOfItem(item: LibraryMovieItem): number[] {
+  return item.editions.map((e) => e.media_file_id);
 }
 
 export interface CatalogueDeps {
-  library: Pick<LibraryService, 'getLibrary'>;
-  generation: Pick<LibraryGeneration, 'current' | 'changedFor'>;
-  visibility: Pick<VisibilityService, 'scopeKey'>;
+  library: Pick<LibraryService, 'getLibrary' | 'presentMovies' | 'presentUnmatched' | 'filesById'>;
+  generation: Pick<LibraryGeneration, 'current' | 'changedFor' | 'since'>;
+  visibility: Pick<VisibilityService, 'scopeKey' | 'visibleMovieIds' | 'seesUnmatched'>;
   facts: JellyfinFactsRepository;
   favourites: { movieIdsOf(userId: number): Promise<number[]> };
   ids: JellyfinIds;
@@ -131,15 +156,17 @@ function containerOf(path: string): string | null {
 /**
  * The facade's per-person catalogue (docs/jellyfin.md "Browsing"): the person's `/library` items
  * (the one visibility rule, their own watch state) with the facts the DTOs add, made into kept
- * entries once per library generation, person and content limit — a change anybody's listing
- * shows, or this person's own state (watch state, favourites), makes the next request build anew;
- * another person's state does not. Concurrent requests share one build.
+ * entries once per library generation, person and content limit. A change anybody's listing shows,
+ * or this person's own state (watch state, favourites), makes the next request re-present the items
+ * it touched (the generation's log says which, as for /library) on the kept catalogue — a player's
+ * progress every 10 s costs one item, not the library; another person's state costs nothing.
+ * Concurrent requests share one build.
  */
 export class JellyfinCatalogue {
   private readonly kept = new LruMap<string, Kept>(16);
   private readonly building = new Map<string, Promise<Kept>>();
   private readonly ids: MemoIds;
-  private builds = 0;
+  private readonly counters: CatalogueStats = { builds: 0, fullBuilds: 0, presented: 0 };
 
   constructor(private readonly deps: CatalogueDeps) {
     this.ids = new MemoIds(deps.ids);
@@ -147,7 +174,16 @@ export class JellyfinCatalogue {
 
   /** Builds so far (tests: a second request reuses the catalogue). */
   buildCount(): number {
-    return this.builds;
+    return this.counters.builds;
+  }
+
+  stats(): CatalogueStats {
+    return { ...this.counters };
+  }
+
+  /** Drops every kept catalogue: the next request builds from scratch (tests compare with that). */
+  clear(): void {
+    this.kept.clear();
   }
 
   async of(viewer: ListingViewer): Promise<Catalogue> {
@@ -166,7 +202,7 @@ export class JellyfinCatalogue {
       if (running === undefined) break;
       await running.catch(() => null);
     }
-    const build = this.build(viewer)
+    const build = this.build(viewer, this.kept.peek(key))
       .then((built) => {
         this.kept.set(key, built);
         return built;
@@ -179,9 +215,10 @@ export class JellyfinCatalogue {
   /** The DTO facts of some listing items (all of them: scope null), read in one query per kind. */
   async dtos(viewer: ListingViewer, items: readonly LibraryMovieItem[], scope: FactsScope) {
     const facts = this.deps.facts;
+    const fileScope = scope === null ? null : items.flatMap(filesOfItem);
     const [movieRows, fileRows, ratingRows, creditRows, studioRows, favourites] = await Promise.all([
       facts.movieFacts(scope),
-      facts.fileFacts(),
+      facts.fileFacts(fileScope),
       facts.ratings(scope),
       facts.credits(scope),
       facts.studios(scope),
@@ -242,7 +279,7 @@ export class JellyfinCatalogue {
       if (dto === null) continue;
       out.push(
         entryOf(dto, {
-          key: id === null ? `f${item.editions[0]?.media_file_id ?? 0}` : `m${id}`,
+          key: entryKeyOf(item),
           movieId: id,
           personIds: moviePeople.map((p) => p.personId),
           studioIds: movieStudios.map((s) => s.id),
@@ -252,26 +289,115 @@ export class JellyfinCatalogue {
     return out;
   }
 
-  private async build(viewer: ListingViewer): Promise<Kept> {
+  private async build(viewer: ListingViewer, base: Kept | undefined): Promise<Kept> {
     // The version is read before the rows: a write after this point is seen as the next version.
     const version = this.deps.generation.current();
-    this.builds++;
+    this.counters.builds++;
+    if (base !== undefined && base.boot === version.boot) {
+      const updated = await this.rebuildChanged(viewer, base, version.generation);
+      if (updated !== null) return updated;
+    }
+    this.counters.fullBuilds++;
     const { items } = await this.deps.library.getLibrary(viewer, this.deps.device);
-    const entries = sortItems(await this.dtos(viewer, items, null), { sortBy: [], descending: false });
-    const byMovie = new Map<number, CatalogueEntry>();
-    for (const e of entries) if (e.movieId !== null) byMovie.set(e.movieId, e);
-    return {
-      boot: version.boot,
-      generation: version.generation,
-      catalogue: {
-        entries,
-        byId: new Map(entries.map((e) => [e.Id, e])),
-        byMovie,
-        orders: new Map(),
-        answers: new Map(),
-      },
-    };
+    this.counters.presented += items.length;
+    const entries = sortItems(await this.dtos(viewer, items, null), DEFAULT_ORDER);
+    const filesOf = new Map<string, readonly number[]>();
+    const fileOwner = new Map<number, string>();
+    for (const item of items) {
+      const key = entryKeyOf(item);
+      const files = filesOfItem(item);
+      filesOf.set(key, files);
+      for (const f of files) fileOwner.set(f, key);
+    }
+    return { ...keptOf(entries, version.boot, version.generation), filesOf, fileOwner };
   }
+
+  /**
+   * The kept catalogue after the changes since it was made: the movies and files they touched
+   * presented again (and dropped when the person no longer sees them), the other entries kept as
+   * they are. Null when a full build is the better (or the only) way. The base is not modified:
+   * requests may still be reading it.
+   */
+  private async rebuildChanged(viewer: ListingViewer, base: Kept, generation: number): Promise<Kept | null> {
+    const changes = this.deps.generation.since(base.generation, generation, viewer.userId);
+    if (changes.all) return null;
+    const movies = new Set(changes.movies);
+    const files = new Set(changes.files);
+    const limit = Math.max(64, base.catalogue.entries.length * FULL_BUILD_SHARE);
+    if (movies.size + files.size > limit) return null;
+    // A changed movie's files may have become unmatched (a deleted movie); a changed file's old and
+    // new movies both change.
+    for (const m of movies) for (const f of base.filesOf.get(`m${m}`) ?? []) files.add(f);
+    for (const f of files) {
+      const owner = base.fileOwner.get(f);
+      if (owner?.startsWith('m') === true) movies.add(Number(owner.slice(1)));
+    }
+    const fileRows = await this.deps.library.filesById(viewer, [...files]);
+    for (const row of fileRows) if (row.movie_id !== null) movies.add(row.movie_id);
+    if (movies.size + files.size > limit) return null;
+
+    const movieIds = [...movies];
+    const [{ movies: presented }, visible] = await Promise.all([
+      this.deps.library.presentMovies(viewer, this.deps.device, movieIds),
+      this.deps.visibility.visibleMovieIds(viewer),
+    ]);
+    const unmatched = this.deps.visibility.seesUnmatched(viewer)
+      ? this.deps.library.presentUnmatched(
+          viewer,
+          fileRows.filter((row) => row.movie_id === null),
+          this.deps.device,
+        )
+      : [];
+    // The one visibility rule, as getLibrary applies it to a full build.
+    const items = [...presented.filter((p) => visible === null || visible.has(p.id)), ...unmatched].map(
+      (p) => p.item,
+    );
+    this.counters.presented += items.length;
+    const fresh = await this.dtos(viewer, items, movieIds);
+
+    const removed = new Set<string>();
+    for (const m of movies) removed.add(`m${m}`);
+    for (const f of files) removed.add(`f${f}`);
+    const filesOf = new Map(base.filesOf);
+    const fileOwner = new Map(base.fileOwner);
+    for (const key of removed) {
+      for (const f of filesOf.get(key) ?? []) if (fileOwner.get(f) === key) fileOwner.delete(f);
+      filesOf.delete(key);
+    }
+    for (const item of items) {
+      const key = entryKeyOf(item);
+      const itemFiles = filesOfItem(item);
+      filesOf.set(key, itemFiles);
+      for (const f of itemFiles) fileOwner.set(f, key);
+    }
+    const kept = base.catalogue.entries.filter((e) => !removed.has(e.key));
+    // Mostly in order already: the sort only places the fresh entries.
+    const entries = sortItems([...kept, ...fresh], DEFAULT_ORDER);
+    return { ...keptOf(entries, base.boot, generation), filesOf, fileOwner };
+  }
+}
+
+const DEFAULT_ORDER = { sortBy: [], descending: false } as const;
+
+/** A catalogue of entries in the default order, with its indexes (orders and answers made on demand). */
+function keptOf(
+  entries: CatalogueEntry[],
+  boot: string,
+  generation: number,
+): Pick<Kept, 'catalogue' | 'boot' | 'generation'> {
+  const byMovie = new Map<number, CatalogueEntry>();
+  for (const e of entries) if (e.movieId !== null) byMovie.set(e.movieId, e);
+  return {
+    boot,
+    generation,
+    catalogue: {
+      entries,
+      byId: new Map(entries.map((e) => [e.Id, e])),
+      byMovie,
+      orders: new Map(),
+      answers: new Map(),
+    },
+  };
 }
 
 /** The catalogue's entries in a query's order (kept per sort spec; Random shuffles every time). */
