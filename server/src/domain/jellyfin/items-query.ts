@@ -212,11 +212,18 @@ export function sortItems<T extends Sortable>(
   random: () => number = Math.random,
 ): T[] {
   if (query.sortBy.includes('Random')) return shuffled(items, random);
+  return [...items].sort(itemOrder(query));
+}
+
+/** The order {@link sortItems} sorts by (not Random), as a comparator. */
+export function itemOrder<T extends Sortable>(
+  query: Pick<ItemsQuery, 'sortBy' | 'descending'>,
+): (a: T, b: T) => number {
   const keys = (query.sortBy.length === 0 ? ['SortName'] : query.sortBy).filter(
     (k): k is Exclude<ItemsSortKey, 'Random'> => k !== 'Random',
   );
   const sign = query.descending ? -1 : 1;
-  return [...items].sort((a, b) => {
+  return (a, b) => {
     for (const key of keys) {
       const c = compareBy(key, a, b);
       if (c !== 0) return sign * c;
@@ -224,7 +231,29 @@ export function sortItems<T extends Sortable>(
     const byName = compareBy('SortName', a, b);
     if (byName !== 0) return byName;
     return a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0;
-  });
+  };
+}
+
+/** Two lists sorted by `order` as one sorted list (a few fresh items placed among many kept ones). */
+export function mergeOrdered<T>(kept: readonly T[], fresh: readonly T[], order: (a: T, b: T) => number): T[] {
+  const out = new Array<T>(kept.length + fresh.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < kept.length && j < fresh.length) {
+    const a = kept[i] as T;
+    const b = fresh[j] as T;
+    if (order(b, a) < 0) {
+      out[k++] = b;
+      j++;
+    } else {
+      out[k++] = a;
+      i++;
+    }
+  }
+  while (i < kept.length) out[k++] = kept[i++] as T;
+  while (j < fresh.length) out[k++] = fresh[j++] as T;
+  return out;
 }
 
 /** Fisher–Yates with the given source of randomness. */

@@ -5,7 +5,7 @@ import { type CatalogueEntry, entryOf } from '../../domain/jellyfin/catalogue.ts
 import { type DtoContext, type MovieFacts, type PersonFact, movieDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIdKind, JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import type { ImageTags } from '../../domain/jellyfin/image-tags.ts';
-import { type ItemsQuery, sortItems } from '../../domain/jellyfin/items-query.ts';
+import { type ItemsQuery, itemOrder, mergeOrdered, sortItems } from '../../domain/jellyfin/items-query.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import type { FactsScope, JellyfinFactsRepository } from '../../repositories/jellyfin-facts.repository.ts';
@@ -371,8 +371,7 @@ export class JellyfinCatalogue {
       for (const f of itemFiles) fileOwner.set(f, key);
     }
     const kept = base.catalogue.entries.filter((e) => !removed.has(e.key));
-    // Mostly in order already: the sort only places the fresh entries.
-    const entries = sortItems([...kept, ...fresh], DEFAULT_ORDER);
+    const entries = mergeOrdered(kept, sortItems(fresh, DEFAULT_ORDER), itemOrder(DEFAULT_ORDER));
     return { ...keptOf(entries, base.boot, generation), filesOf, fileOwner };
   }
 }
