@@ -1,19 +1,23 @@
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { LibraryMovieItem } from '@reelshelf/contract';
-import { type CatalogueEntry, entryOf } from '../../domain/jellyfin/catalogue.ts';
+import { type CatalogueEntry, type GatedField, entryJson, entryOf } from '../../domain/jellyfin/catalogue.ts';
 import { type DtoContext, type MovieFacts, type PersonFact, movieDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIdKind, JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import type { ImageTags } from '../../domain/jellyfin/image-tags.ts';
-import { type ItemsQuery, itemOrder, mergeOrdered, sortItems } from '../../domain/jellyfin/items-query.ts';
+import {
+  type ItemsQuery,
+  type QueryResult,
+  itemOrder,
+  mergeOrdered,
+  sortItems,
+} from '../../domain/jellyfin/items-query.ts';
+import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import type { FactsScope, JellyfinFactsRepository } from '../../repositories/jellyfin-facts.repository.ts';
 import type { LibraryGeneration } from '../library/library-generation.ts';
 import type { LibraryService, ListingViewer } from '../library/library.service.ts';
+import { type Piece, type PieceItem, compressPieces, gzipMember } from '../library/listing-pieces.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
-
-const gzipAsync = promisify(gzip);
 
 /** One person's movies as the facade lists them, kept while nothing they see changes. */
 export interface Catalogue {
@@ -25,50 +29,115 @@ export interface Catalogue {
   orders: Map<string, CatalogueEntry[]>;
   /** Large answers made from it (the apps' whole-library sync), by query; see keptAnswer. */
   answers: Map<string, KeptAnswer>;
+  /**
+   * The large answers of the catalogues it was updated from, by query: their items' JSON and
+   * compressed pieces are reused for the entries the update left alone.
+   */
+  previous: ReadonlyMap<string, KeptAnswer>;
 }
 
-/** A large answer's bytes, and its gzip once a client accepting gzip asked. */
+/**
+ * A large answer: its items' JSON (by entry: an entry an update left alone keeps its record, so the
+ * piece it sits in keeps its compressed bytes), its bytes once asked, and its gzip member made of
+ * pieces as /library's is (listing-pieces.ts) once a client accepting gzip asked.
+ */
 export interface KeptAnswer {
-  identity: Buffer;
+  records: ReadonlyMap<CatalogueEntry, PieceItem>;
+  order: readonly PieceItem[];
+  tail: string;
+  identity: Buffer | null;
   gzip: Promise<Buffer> | null;
+  pieces: ReadonlyMap<PieceItem, Piece<PieceItem>> | null;
+  /** The pieces of the answer this one was made from (null: compressed in full). */
+  basePieces: ReadonlyMap<PieceItem, Piece<PieceItem>> | null;
 }
 
+/** What a `QueryResult`'s JSON starts with (catalogue.ts queryResultJson). */
+const ANSWER_HEAD = '{"Items":[';
 /** Answers at least this long are kept (a page of 100 is made faster than it is looked up). */
 const KEEP_ANSWER_CHARS = 256 * 1024;
 /** Large answers kept per catalogue (the apps ask the same few). */
 const KEPT_ANSWERS = 4;
+/** gzip level of the kept answers' pieces (each is compressed once per change of its items). */
+const ANSWER_GZIP_LEVEL = 6;
 
 /**
- * The answer to a query of the catalogue: kept when large (made once per catalogue, so per library
- * generation — the same rule as /library's kept bytes), gzipped on the first request that accepts gzip.
- * `key` null: never kept (a Random order).
+ * The answer to a query of the catalogue, the same JSON as queryResultJson: kept when large (made
+ * once per catalogue, so per library generation — the same rule as /library's kept bytes), its gzip
+ * made of pieces on the first request that accepts gzip. After an update of the catalogue, the same
+ * query reuses the previous answer's item JSON and pieces for the entries left alone: one changed
+ * film recompresses its piece and the next, not 10,000 films. `key` null: never kept (a Random order).
  */
 export async function keptAnswer(
   catalogue: Catalogue,
   key: string | null,
-  make: () => Promise<string>,
+  select: () => Promise<QueryResult<CatalogueEntry>>,
+  fields: readonly GatedField[],
   gzip: boolean,
 ): Promise<{ body: Buffer | string; gzip: boolean }> {
   let kept = key === null ? undefined : catalogue.answers.get(key);
   if (kept === undefined) {
-    const text = await make();
-    if (key === null || text.length < KEEP_ANSWER_CHARS) return { body: text, gzip: false };
-    kept = { identity: Buffer.from(text), gzip: null };
+    const page = await select();
+    const before = key === null ? undefined : catalogue.previous.get(key);
+    const records = new Map<CatalogueEntry, PieceItem>();
+    let chars = 0;
+    const order = page.Items.map((entry) => {
+      const record = before?.records.get(entry) ?? {
+        json: entryJson(entry, fields),
+        cut: cutsAfter(entry.key),
+      };
+      records.set(entry, record);
+      chars += record.json.length + 1;
+      return record;
+    });
+    const tail = `],"TotalRecordCount":${page.TotalRecordCount},"StartIndex":${page.StartIndex}}`;
+    if (key === null || chars < KEEP_ANSWER_CHARS) return { body: textOf(order, tail), gzip: false };
+    kept = {
+      records,
+      order,
+      tail,
+      identity: null,
+      gzip: null,
+      pieces: null,
+      basePieces: before?.pieces ?? null,
+    };
     if (catalogue.answers.size >= KEPT_ANSWERS) {
       const oldest = catalogue.answers.keys().next().value;
       if (oldest !== undefined) catalogue.answers.delete(oldest);
     }
     catalogue.answers.set(key, kept);
   }
-  if (!gzip) return { body: kept.identity, gzip: false };
-  kept.gzip ??= gzipAsync(kept.identity, { level: 6 });
-  return { body: await kept.gzip, gzip: true };
+  if (!gzip) {
+    kept.identity ??= Buffer.from(textOf(kept.order, kept.tail));
+    return { body: kept.identity, gzip: false };
+  }
+  const answer = kept;
+  answer.gzip ??= compressPieces(answer.order, answer.basePieces ?? undefined, ANSWER_GZIP_LEVEL).then(
+    (pieces) => {
+      answer.pieces = pieces;
+      answer.basePieces = null;
+      return gzipMember([...pieces.values()], answer.tail, ANSWER_HEAD);
+    },
+    (err: unknown) => {
+      // Not kept failed: the next request tries again.
+      answer.gzip = null;
+      throw err;
+    },
+  );
+  return { body: await answer.gzip, gzip: true };
+}
+
+function textOf(order: readonly PieceItem[], tail: string): string {
+  return ANSWER_HEAD + order.map((r) => r.json).join(',') + tail;
 }
 
 interface Kept {
   catalogue: Catalogue;
   boot: string;
   generation: number;
+  /** The catalogue's indexes, updated in place by the next update (a request still reading the older catalogue then finds the newer entries: never a stale one). */
+  byId: Map<string, CatalogueEntry>;
+  byMovie: Map<number, CatalogueEntry>;
   /** Each entry's media files, by entry key (a change to one of them re-presents the entry). */
   filesOf: Map<string, readonly number[]>;
   /** The entry each media file is shown in. */
@@ -309,14 +378,26 @@ export class JellyfinCatalogue {
       filesOf.set(key, files);
       for (const f of files) fileOwner.set(f, key);
     }
-    return { ...keptOf(entries, version.boot, version.generation), filesOf, fileOwner };
+    const byId = new Map(entries.map((e) => [e.Id, e]));
+    const byMovie = new Map<number, CatalogueEntry>();
+    for (const e of entries) if (e.movieId !== null) byMovie.set(e.movieId, e);
+    return {
+      boot: version.boot,
+      generation: version.generation,
+      catalogue: catalogueOf(entries, byId, byMovie, new Map()),
+      byId,
+      byMovie,
+      filesOf,
+      fileOwner,
+    };
   }
 
   /**
    * The kept catalogue after the changes since it was made: the movies and files they touched
    * presented again (and dropped when the person no longer sees them), the other entries kept as
-   * they are. Null when a full build is the better (or the only) way. The base is not modified:
-   * requests may still be reading it.
+   * they are (the same objects, so kept answers reuse their JSON and pieces). Null when a full build
+   * is the better (or the only) way. The base's entry list is not modified (requests may still be
+   * reading it); its indexes are, once everything is read (see Kept).
    */
   private async rebuildChanged(viewer: ListingViewer, base: Kept, generation: number): Promise<Kept | null> {
     const changes = this.deps.generation.since(base.generation, generation, viewer.userId);
@@ -353,13 +434,22 @@ export class JellyfinCatalogue {
       (p) => p.item,
     );
     this.counters.presented += items.length;
-    const fresh = await this.dtos(viewer, items, movieIds);
+    const fresh = sortItems(await this.dtos(viewer, items, movieIds), DEFAULT_ORDER);
 
+    // Everything is read: from here on nothing awaits, so the indexes are never left half updated.
     const removed = new Set<string>();
     for (const m of movies) removed.add(`m${m}`);
     for (const f of files) removed.add(`f${f}`);
-    const filesOf = new Map(base.filesOf);
-    const fileOwner = new Map(base.fileOwner);
+    const { byId, byMovie, filesOf, fileOwner } = base;
+    const kept: CatalogueEntry[] = [];
+    for (const e of base.catalogue.entries) {
+      if (!removed.has(e.key)) {
+        kept.push(e);
+        continue;
+      }
+      byId.delete(e.Id);
+      if (e.movieId !== null) byMovie.delete(e.movieId);
+    }
     for (const key of removed) {
       for (const f of filesOf.get(key) ?? []) if (fileOwner.get(f) === key) fileOwner.delete(f);
       filesOf.delete(key);
@@ -370,33 +460,38 @@ export class JellyfinCatalogue {
       filesOf.set(key, itemFiles);
       for (const f of itemFiles) fileOwner.set(f, key);
     }
-    const kept = base.catalogue.entries.filter((e) => !removed.has(e.key));
-    const entries = mergeOrdered(kept, sortItems(fresh, DEFAULT_ORDER), itemOrder(DEFAULT_ORDER));
-    return { ...keptOf(entries, base.boot, generation), filesOf, fileOwner };
+    for (const e of fresh) {
+      byId.set(e.Id, e);
+      if (e.movieId !== null) byMovie.set(e.movieId, e);
+    }
+    // The answers of this catalogue and those it still carried, newest last, at most KEPT_ANSWERS.
+    const previous = new Map([...base.catalogue.previous, ...base.catalogue.answers]);
+    for (const key of [...previous.keys()].slice(0, Math.max(0, previous.size - KEPT_ANSWERS))) {
+      previous.delete(key);
+    }
+    const entries = mergeOrdered(kept, fresh, itemOrder(DEFAULT_ORDER));
+    return {
+      boot: base.boot,
+      generation,
+      catalogue: catalogueOf(entries, byId, byMovie, previous),
+      byId,
+      byMovie,
+      filesOf,
+      fileOwner,
+    };
   }
 }
 
 const DEFAULT_ORDER = { sortBy: [], descending: false } as const;
 
-/** A catalogue of entries in the default order, with its indexes (orders and answers made on demand). */
-function keptOf(
-  entries: CatalogueEntry[],
-  boot: string,
-  generation: number,
-): Pick<Kept, 'catalogue' | 'boot' | 'generation'> {
-  const byMovie = new Map<number, CatalogueEntry>();
-  for (const e of entries) if (e.movieId !== null) byMovie.set(e.movieId, e);
-  return {
-    boot,
-    generation,
-    catalogue: {
-      entries,
-      byId: new Map(entries.map((e) => [e.Id, e])),
-      byMovie,
-      orders: new Map(),
-      answers: new Map(),
-    },
-  };
+/** A catalogue of entries in the default order with its indexes (orders and answers made on demand). */
+function catalogueOf(
+  entries: readonly CatalogueEntry[],
+  byId: ReadonlyMap<string, CatalogueEntry>,
+  byMovie: ReadonlyMap<number, CatalogueEntry>,
+  previous: ReadonlyMap<string, KeptAnswer>,
+): Catalogue {
+  return { entries, byId, byMovie, orders: new Map(), answers: new Map(), previous };
 }
 
 /** The catalogue's entries in a query's order (kept per sort spec; Random shuffles every time). */
