@@ -234,25 +234,27 @@ export function itemOrder<T extends Sortable>(
   };
 }
 
-/** Two lists sorted by `order` as one sorted list (a few fresh items placed among many kept ones). */
+/**
+ * Two lists sorted by `order` as one sorted list: each fresh item is placed by binary search (a few
+ * fresh items among 10,000 kept ones cost a few dozen comparisons, not 10,000); a fresh item equal
+ * to a kept one goes after it.
+ */
 export function mergeOrdered<T>(kept: readonly T[], fresh: readonly T[], order: (a: T, b: T) => number): T[] {
-  const out = new Array<T>(kept.length + fresh.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < kept.length && j < fresh.length) {
-    const a = kept[i] as T;
-    const b = fresh[j] as T;
-    if (order(b, a) < 0) {
-      out[k++] = b;
-      j++;
-    } else {
-      out[k++] = a;
-      i++;
+  const out: T[] = [];
+  let from = 0;
+  for (const item of fresh) {
+    let lo = from;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (order(item, kept[mid] as T) < 0) hi = mid;
+      else lo = mid + 1;
     }
+    for (let i = from; i < lo; i++) out.push(kept[i] as T);
+    out.push(item);
+    from = lo;
   }
-  while (i < kept.length) out[k++] = kept[i++] as T;
-  while (j < fresh.length) out[k++] = fresh[j++] as T;
+  for (let i = from; i < kept.length; i++) out.push(kept[i] as T);
   return out;
 }
 
