@@ -96,7 +96,7 @@ async function benchScale(movies: number): Promise<void> {
     const listings: number[] = [];
     let syncBytes = 0;
     let listingBytes = 0;
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 100; i++) {
       syncs.push(
         await timed(async () => {
           syncBytes = (await get(sync, jf)).body.length;
