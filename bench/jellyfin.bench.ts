@@ -96,7 +96,7 @@ async function benchScale(movies: number): Promise<void> {
     const listings: number[] = [];
     let syncBytes = 0;
     let listingBytes = 0;
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 100; i++) {
       syncs.push(
         await timed(async () => {
           syncBytes = (await get(sync, jf)).body.length;
@@ -108,6 +108,34 @@ async function benchScale(movies: number): Promise<void> {
         }),
       );
     }
+    // A person's own change (what a playing app's progress report every 10 s, or a favourite, is):
+    // the next page and the next sync after it. The seeded films are disc-only (no file to report
+    // progress on), so a favourite toggled on one film stands for it: both change that one item.
+    const afterChangePages: number[] = [];
+    const afterChangeSyncs: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const film = JSON.parse(
+        (
+          await get(`${page}&StartIndex=${i * 7}&Limit=1`, { authorization: jf.authorization })
+        ).body.toString(),
+      ) as {
+        Items: { Id: string }[];
+      };
+      const favourite = `${server.url}/jellyfin/UserFavoriteItems/${film.Items[0]?.Id ?? ''}`;
+      await request(favourite, {
+        method: i % 2 === 0 ? 'POST' : 'DELETE',
+        headers: jf,
+        dispatcher: agent,
+      }).then((r) => r.body.dump());
+      afterChangePages.push(await timed(() => get(page, jf)));
+      await request(favourite, {
+        method: i % 2 === 0 ? 'DELETE' : 'POST',
+        headers: jf,
+        dispatcher: agent,
+      }).then((r) => r.body.dump());
+      afterChangeSyncs.push(await timed(() => get(sync, jf)));
+    }
+
     const p = summarize(pages);
     const f = summarize(filtered);
     const s = summarize(syncs);
@@ -122,6 +150,16 @@ async function benchScale(movies: number): Promise<void> {
       `p50 ${ms(l.median)} (${(listingBytes / 1e6).toFixed(2)} MB on the wire)`,
     );
     line('first whole-library sync of this catalogue (made, kept, gzipped)', ms(firstSync));
+    const cp = summarize(afterChangePages);
+    const cs = summarize(afterChangeSyncs);
+    line(
+      'first /Items?Limit=100 after one change of the person (a favourite)',
+      `p50 ${ms(cp.median)}, max ${ms(Math.max(...afterChangePages))}`,
+    );
+    line(
+      'first whole-library sync after one change of the person',
+      `p50 ${ms(cs.median)}, max ${ms(Math.max(...afterChangeSyncs))}`,
+    );
     line(
       'whole-library sync /Items (no limit, Fields=Overview,Genres,MediaSources,People,…)',
       `p50 ${ms(s.median)} (${(syncBytes / 1e6).toFixed(2)} MB on the wire); ratio to the cached /library ${(s.median / l.median).toFixed(2)}`,

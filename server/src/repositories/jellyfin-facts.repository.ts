@@ -68,8 +68,15 @@ export class JellyfinFactsRepository {
     );
   }
 
-  fileFacts(): Promise<JellyfinFileFactsRow[]> {
-    return this.db.selectFrom('media_files').select(['id', 'relative_path', 'size_bytes']).execute();
+  /** The files' facts (scope: file ids, null: every file). */
+  fileFacts(scope: FactsScope = null): Promise<JellyfinFileFactsRow[]> {
+    return scoped(scope, (ids) =>
+      this.db
+        .selectFrom('media_files')
+        .select(['id', 'relative_path', 'size_bytes'])
+        .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
+        .execute(),
+    );
   }
 
   /** The ratings OMDb gave (IMDb's x/10, Rotten Tomatoes' %). */

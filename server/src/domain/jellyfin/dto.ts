@@ -158,15 +158,17 @@ function userDataOf(item: LibraryMovieItem, itemId: string, facts: MovieFacts): 
   const position = resumed?.resume_position_seconds ?? 0;
   const duration = resumed?.duration_seconds ?? 0;
   const played = item.editions.some((e) => e.watched === true);
+  // The id's copies first, next to the item's own Id (see movieDto): gzip then refers back a few
+  // bytes instead of a few hundred — the whole-library sync is ~3 % smaller.
   return {
+    Key: itemId,
+    ItemId: itemId,
     PlaybackPositionTicks: secondsToTicks(position),
     PlayedPercentage: position > 0 && duration > 0 ? Math.min(100, (position / duration) * 100) : null,
     PlayCount: played ? 1 : 0,
     IsFavorite: facts.isFavorite,
     Played: played,
     LastPlayedDate: facts.lastPlayedAt === null ? null : jellyfinDate(facts.lastPlayedAt),
-    Key: itemId,
-    ItemId: itemId,
   };
 }
 
@@ -222,6 +224,9 @@ export function movieDto(item: LibraryMovieItem, facts: MovieFacts, context: Dto
   return {
     Type: 'Movie',
     Id: id,
+    // Right after the Id: its Key and ItemId repeat the Id, 32 incompressible hex digits (the order of
+    // members means nothing to a JSON reader).
+    UserData: userDataOf(item, id, facts),
     ServerId: context.ids.serverId,
     ParentId: context.parentId,
     Name: item.title,
@@ -252,6 +257,5 @@ export function movieDto(item: LibraryMovieItem, facts: MovieFacts, context: Dto
     PrimaryImageAspectRatio: images.ImageTags === null ? null : POSTER_ASPECT,
     // Infuse fails on `MediaSources: []`: a placeholder has none at all.
     MediaSources: placeholder ? null : item.editions.map((e) => mediaSourceOf(e, facts, context.ids)),
-    UserData: userDataOf(item, id, facts),
   };
 }

@@ -1,19 +1,23 @@
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { LibraryMovieItem } from '@reelshelf/contract';
-import { type CatalogueEntry, entryOf } from '../../domain/jellyfin/catalogue.ts';
+import { type CatalogueEntry, type GatedField, entryJson, entryOf } from '../../domain/jellyfin/catalogue.ts';
 import { type DtoContext, type MovieFacts, type PersonFact, movieDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIdKind, JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import type { ImageTags } from '../../domain/jellyfin/image-tags.ts';
-import { type ItemsQuery, sortItems } from '../../domain/jellyfin/items-query.ts';
+import {
+  type ItemsQuery,
+  type QueryResult,
+  itemOrder,
+  mergeOrdered,
+  sortItems,
+} from '../../domain/jellyfin/items-query.ts';
+import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { LruMap } from '../../domain/library-listing/lru.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import type { FactsScope, JellyfinFactsRepository } from '../../repositories/jellyfin-facts.repository.ts';
 import type { LibraryGeneration } from '../library/library-generation.ts';
 import type { LibraryService, ListingViewer } from '../library/library.service.ts';
+import { type Piece, type PieceItem, compressPieces, gzipMember } from '../library/listing-pieces.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
-
-const gzipAsync = promisify(gzip);
 
 /** One person's movies as the facade lists them, kept while nothing they see changes. */
 export interface Catalogue {
@@ -25,56 +29,146 @@ export interface Catalogue {
   orders: Map<string, CatalogueEntry[]>;
   /** Large answers made from it (the apps' whole-library sync), by query; see keptAnswer. */
   answers: Map<string, KeptAnswer>;
+  /**
+   * The large answers of the catalogues it was updated from, by query: their items' JSON and
+   * compressed pieces are reused for the entries the update left alone.
+   */
+  previous: ReadonlyMap<string, KeptAnswer>;
 }
 
-/** A large answer's bytes, and its gzip once a client accepting gzip asked. */
+/**
+ * A large answer: its items' JSON (by entry: an entry an update left alone keeps its record, so the
+ * piece it sits in keeps its compressed bytes), its bytes once asked, and its gzip member made of
+ * pieces as /library's is (listing-pieces.ts) once a client accepting gzip asked.
+ */
 export interface KeptAnswer {
-  identity: Buffer;
+  records: ReadonlyMap<CatalogueEntry, PieceItem>;
+  order: readonly PieceItem[];
+  tail: string;
+  identity: Buffer | null;
   gzip: Promise<Buffer> | null;
+  pieces: ReadonlyMap<PieceItem, Piece<PieceItem>> | null;
+  /** The pieces of the answer this one was made from (null: compressed in full). */
+  basePieces: ReadonlyMap<PieceItem, Piece<PieceItem>> | null;
 }
 
+/** What a `QueryResult`'s JSON starts with (catalogue.ts queryResultJson). */
+const ANSWER_HEAD = '{"Items":[';
 /** Answers at least this long are kept (a page of 100 is made faster than it is looked up). */
 const KEEP_ANSWER_CHARS = 256 * 1024;
 /** Large answers kept per catalogue (the apps ask the same few). */
 const KEPT_ANSWERS = 4;
+/** gzip level of the kept answers' pieces (each is compressed once per change of its items). */
+const ANSWER_GZIP_LEVEL = 6;
 
 /**
- * The answer to a query of the catalogue: kept when large (made once per catalogue, so per library
- * generation — the same rule as /library's kept bytes), gzipped on the first request that accepts gzip.
- * `key` null: never kept (a Random order).
+ * The answer to a query of the catalogue, the same JSON as queryResultJson: kept when large (made
+ * once per catalogue, so per library generation — the same rule as /library's kept bytes), its gzip
+ * made of pieces on the first request that accepts gzip. After an update of the catalogue, the same
+ * query reuses the previous answer's item JSON and pieces for the entries left alone: one changed
+ * film recompresses its piece and the next, not 10,000 films. `key` null: never kept (a Random order).
  */
 export async function keptAnswer(
   catalogue: Catalogue,
   key: string | null,
-  make: () => Promise<string>,
+  select: () => Promise<QueryResult<CatalogueEntry>>,
+  fields: readonly GatedField[],
   gzip: boolean,
 ): Promise<{ body: Buffer | string; gzip: boolean }> {
   let kept = key === null ? undefined : catalogue.answers.get(key);
   if (kept === undefined) {
-    const text = await make();
-    if (key === null || text.length < KEEP_ANSWER_CHARS) return { body: text, gzip: false };
-    kept = { identity: Buffer.from(text), gzip: null };
+    const page = await select();
+    const before = key === null ? undefined : catalogue.previous.get(key);
+    const records = new Map<CatalogueEntry, PieceItem>();
+    let chars = 0;
+    const order = page.Items.map((entry) => {
+      const record = before?.records.get(entry) ?? {
+        json: entryJson(entry, fields),
+        cut: cutsAfter(entry.key),
+      };
+      records.set(entry, record);
+      chars += record.json.length + 1;
+      return record;
+    });
+    const tail = `],"TotalRecordCount":${page.TotalRecordCount},"StartIndex":${page.StartIndex}}`;
+    if (key === null || chars < KEEP_ANSWER_CHARS) return { body: textOf(order, tail), gzip: false };
+    kept = {
+      records,
+      order,
+      tail,
+      identity: null,
+      gzip: null,
+      pieces: null,
+      basePieces: before?.pieces ?? null,
+    };
     if (catalogue.answers.size >= KEPT_ANSWERS) {
       const oldest = catalogue.answers.keys().next().value;
       if (oldest !== undefined) catalogue.answers.delete(oldest);
     }
     catalogue.answers.set(key, kept);
   }
-  if (!gzip) return { body: kept.identity, gzip: false };
-  kept.gzip ??= gzipAsync(kept.identity, { level: 6 });
-  return { body: await kept.gzip, gzip: true };
+  if (!gzip) {
+    kept.identity ??= Buffer.from(textOf(kept.order, kept.tail));
+    return { body: kept.identity, gzip: false };
+  }
+  const answer = kept;
+  answer.gzip ??= compressPieces(answer.order, answer.basePieces ?? undefined, ANSWER_GZIP_LEVEL).then(
+    (pieces) => {
+      answer.pieces = pieces;
+      answer.basePieces = null;
+      return gzipMember([...pieces.values()], answer.tail, ANSWER_HEAD);
+    },
+    (err: unknown) => {
+      // Not kept failed: the next request tries again.
+      answer.gzip = null;
+      throw err;
+    },
+  );
+  return { body: await answer.gzip, gzip: true };
+}
+
+function textOf(order: readonly PieceItem[], tail: string): string {
+  return ANSWER_HEAD + order.map((r) => r.json).join(',') + tail;
 }
 
 interface Kept {
   catalogue: Catalogue;
   boot: string;
   generation: number;
+  /** The catalogue's indexes, updated in place by the next update (a request still reading the older catalogue then finds the newer entries: never a stale one). */
+  byId: Map<string, CatalogueEntry>;
+  byMovie: Map<number, CatalogueEntry>;
+  /** Each entry's media files, by entry key (a change to one of them re-presents the entry). */
+  filesOf: Map<string, readonly number[]>;
+  /** The entry each media file is shown in. */
+  fileOwner: Map<number, string>;
+}
+
+/** Catalogue builds so far (tests: kept, incremental, whose). */
+export interface CatalogueStats {
+  /** Builds of any kind: a full one, or the changed items re-presented on a kept catalogue. */
+  builds: number;
+  fullBuilds: number;
+  /** Items presented (run through /library's presentation and the DTO mapping) by all builds. */
+  presented: number;
+}
+
+/** Above this share of changed items a full build is cheaper than picking them out (as /library). */
+const FULL_BUILD_SHARE = 0.25;
+
+/** The key of a listing item's entry: `m<movie id>`, `f<file id>` for a file matched to no movie. */
+function entryKeyOf(item: LibraryMovieItem): string {
+  return item.movie_id === null ? `f${item.editions[0]?.media_file_id ?? 0}` : `m${item.movie_id}`;
+}
+
+function filesOfItem(item: LibraryMovieItem): number[] {
+  return item.editions.map((e) => e.media_file_id);
 }
 
 export interface CatalogueDeps {
-  library: Pick<LibraryService, 'getLibrary'>;
-  generation: Pick<LibraryGeneration, 'current' | 'changedFor'>;
-  visibility: Pick<VisibilityService, 'scopeKey'>;
+  library: Pick<LibraryService, 'getLibrary' | 'presentMovies' | 'presentUnmatched' | 'filesById'>;
+  generation: Pick<LibraryGeneration, 'current' | 'changedFor' | 'since'>;
+  visibility: Pick<VisibilityService, 'scopeKey' | 'visibleMovieIds' | 'seesUnmatched'>;
   facts: JellyfinFactsRepository;
   favourites: { movieIdsOf(userId: number): Promise<number[]> };
   ids: JellyfinIds;
@@ -131,15 +225,17 @@ function containerOf(path: string): string | null {
 /**
  * The facade's per-person catalogue (docs/jellyfin.md "Browsing"): the person's `/library` items
  * (the one visibility rule, their own watch state) with the facts the DTOs add, made into kept
- * entries once per library generation, person and content limit — a change anybody's listing
- * shows, or this person's own state (watch state, favourites), makes the next request build anew;
- * another person's state does not. Concurrent requests share one build.
+ * entries once per library generation, person and content limit. A change anybody's listing shows,
+ * or this person's own state (watch state, favourites), makes the next request re-present the items
+ * it touched (the generation's log says which, as for /library) on the kept catalogue — a player's
+ * progress every 10 s costs one item, not the library; another person's state costs nothing.
+ * Concurrent requests share one build.
  */
 export class JellyfinCatalogue {
   private readonly kept = new LruMap<string, Kept>(16);
   private readonly building = new Map<string, Promise<Kept>>();
   private readonly ids: MemoIds;
-  private builds = 0;
+  private readonly counters: CatalogueStats = { builds: 0, fullBuilds: 0, presented: 0 };
 
   constructor(private readonly deps: CatalogueDeps) {
     this.ids = new MemoIds(deps.ids);
@@ -147,7 +243,16 @@ export class JellyfinCatalogue {
 
   /** Builds so far (tests: a second request reuses the catalogue). */
   buildCount(): number {
-    return this.builds;
+    return this.counters.builds;
+  }
+
+  stats(): CatalogueStats {
+    return { ...this.counters };
+  }
+
+  /** Drops every kept catalogue: the next request builds from scratch (tests compare with that). */
+  clear(): void {
+    this.kept.clear();
   }
 
   async of(viewer: ListingViewer): Promise<Catalogue> {
@@ -166,7 +271,7 @@ export class JellyfinCatalogue {
       if (running === undefined) break;
       await running.catch(() => null);
     }
-    const build = this.build(viewer)
+    const build = this.build(viewer, this.kept.peek(key))
       .then((built) => {
         this.kept.set(key, built);
         return built;
@@ -179,9 +284,10 @@ export class JellyfinCatalogue {
   /** The DTO facts of some listing items (all of them: scope null), read in one query per kind. */
   async dtos(viewer: ListingViewer, items: readonly LibraryMovieItem[], scope: FactsScope) {
     const facts = this.deps.facts;
+    const fileScope = scope === null ? null : items.flatMap(filesOfItem);
     const [movieRows, fileRows, ratingRows, creditRows, studioRows, favourites] = await Promise.all([
       facts.movieFacts(scope),
-      facts.fileFacts(),
+      facts.fileFacts(fileScope),
       facts.ratings(scope),
       facts.credits(scope),
       facts.studios(scope),
@@ -242,7 +348,7 @@ export class JellyfinCatalogue {
       if (dto === null) continue;
       out.push(
         entryOf(dto, {
-          key: id === null ? `f${item.editions[0]?.media_file_id ?? 0}` : `m${id}`,
+          key: entryKeyOf(item),
           movieId: id,
           personIds: moviePeople.map((p) => p.personId),
           studioIds: movieStudios.map((s) => s.id),
@@ -252,26 +358,140 @@ export class JellyfinCatalogue {
     return out;
   }
 
-  private async build(viewer: ListingViewer): Promise<Kept> {
+  private async build(viewer: ListingViewer, base: Kept | undefined): Promise<Kept> {
     // The version is read before the rows: a write after this point is seen as the next version.
     const version = this.deps.generation.current();
-    this.builds++;
+    this.counters.builds++;
+    if (base !== undefined && base.boot === version.boot) {
+      const updated = await this.rebuildChanged(viewer, base, version.generation);
+      if (updated !== null) return updated;
+    }
+    this.counters.fullBuilds++;
     const { items } = await this.deps.library.getLibrary(viewer, this.deps.device);
-    const entries = sortItems(await this.dtos(viewer, items, null), { sortBy: [], descending: false });
+    this.counters.presented += items.length;
+    const entries = sortItems(await this.dtos(viewer, items, null), DEFAULT_ORDER);
+    const filesOf = new Map<string, readonly number[]>();
+    const fileOwner = new Map<number, string>();
+    for (const item of items) {
+      const key = entryKeyOf(item);
+      const files = filesOfItem(item);
+      filesOf.set(key, files);
+      for (const f of files) fileOwner.set(f, key);
+    }
+    const byId = new Map(entries.map((e) => [e.Id, e]));
     const byMovie = new Map<number, CatalogueEntry>();
     for (const e of entries) if (e.movieId !== null) byMovie.set(e.movieId, e);
     return {
       boot: version.boot,
       generation: version.generation,
-      catalogue: {
-        entries,
-        byId: new Map(entries.map((e) => [e.Id, e])),
-        byMovie,
-        orders: new Map(),
-        answers: new Map(),
-      },
+      catalogue: catalogueOf(entries, byId, byMovie, new Map()),
+      byId,
+      byMovie,
+      filesOf,
+      fileOwner,
     };
   }
+
+  /**
+   * The kept catalogue after the changes since it was made: the movies and files they touched
+   * presented again (and dropped when the person no longer sees them), the other entries kept as
+   * they are (the same objects, so kept answers reuse their JSON and pieces). Null when a full build
+   * is the better (or the only) way. The base's entry list is not modified (requests may still be
+   * reading it); its indexes are, once everything is read (see Kept).
+   */
+  private async rebuildChanged(viewer: ListingViewer, base: Kept, generation: number): Promise<Kept | null> {
+    const changes = this.deps.generation.since(base.generation, generation, viewer.userId);
+    if (changes.all) return null;
+    const movies = new Set(changes.movies);
+    const files = new Set(changes.files);
+    const limit = Math.max(64, base.catalogue.entries.length * FULL_BUILD_SHARE);
+    if (movies.size + files.size > limit) return null;
+    // A changed movie's files may have become unmatched (a deleted movie); a changed file's old and
+    // new movies both change.
+    for (const m of movies) for (const f of base.filesOf.get(`m${m}`) ?? []) files.add(f);
+    for (const f of files) {
+      const owner = base.fileOwner.get(f);
+      if (owner?.startsWith('m') === true) movies.add(Number(owner.slice(1)));
+    }
+    const fileRows = await this.deps.library.filesById(viewer, [...files]);
+    for (const row of fileRows) if (row.movie_id !== null) movies.add(row.movie_id);
+    if (movies.size + files.size > limit) return null;
+
+    const movieIds = [...movies];
+    const [{ movies: presented }, visible] = await Promise.all([
+      this.deps.library.presentMovies(viewer, this.deps.device, movieIds),
+      this.deps.visibility.visibleMovieIds(viewer),
+    ]);
+    const unmatched = this.deps.visibility.seesUnmatched(viewer)
+      ? this.deps.library.presentUnmatched(
+          viewer,
+          fileRows.filter((row) => row.movie_id === null),
+          this.deps.device,
+        )
+      : [];
+    // The one visibility rule, as getLibrary applies it to a full build.
+    const items = [...presented.filter((p) => visible === null || visible.has(p.id)), ...unmatched].map(
+      (p) => p.item,
+    );
+    this.counters.presented += items.length;
+    const fresh = sortItems(await this.dtos(viewer, items, movieIds), DEFAULT_ORDER);
+
+    // Everything is read: from here on nothing awaits, so the indexes are never left half updated.
+    const removed = new Set<string>();
+    for (const m of movies) removed.add(`m${m}`);
+    for (const f of files) removed.add(`f${f}`);
+    const { byId, byMovie, filesOf, fileOwner } = base;
+    const kept: CatalogueEntry[] = [];
+    for (const e of base.catalogue.entries) {
+      if (!removed.has(e.key)) {
+        kept.push(e);
+        continue;
+      }
+      byId.delete(e.Id);
+      if (e.movieId !== null) byMovie.delete(e.movieId);
+    }
+    for (const key of removed) {
+      for (const f of filesOf.get(key) ?? []) if (fileOwner.get(f) === key) fileOwner.delete(f);
+      filesOf.delete(key);
+    }
+    for (const item of items) {
+      const key = entryKeyOf(item);
+      const itemFiles = filesOfItem(item);
+      filesOf.set(key, itemFiles);
+      for (const f of itemFiles) fileOwner.set(f, key);
+    }
+    for (const e of fresh) {
+      byId.set(e.Id, e);
+      if (e.movieId !== null) byMovie.set(e.movieId, e);
+    }
+    // The answers of this catalogue and those it still carried, newest last, at most KEPT_ANSWERS.
+    const previous = new Map([...base.catalogue.previous, ...base.catalogue.answers]);
+    for (const key of [...previous.keys()].slice(0, Math.max(0, previous.size - KEPT_ANSWERS))) {
+      previous.delete(key);
+    }
+    const entries = mergeOrdered(kept, fresh, itemOrder(DEFAULT_ORDER));
+    return {
+      boot: base.boot,
+      generation,
+      catalogue: catalogueOf(entries, byId, byMovie, previous),
+      byId,
+      byMovie,
+      filesOf,
+      fileOwner,
+    };
+  }
+}
+
+const DEFAULT_ORDER = { sortBy: [], descending: false } as const;
+
+/** A catalogue of entries in the default order with its indexes (orders and answers made on demand). */
+function catalogueOf(
+  entries: readonly CatalogueEntry[],
+  byId: ReadonlyMap<string, CatalogueEntry>,
+  byMovie: ReadonlyMap<number, CatalogueEntry>,
+  previous: ReadonlyMap<string, KeptAnswer>,
+): Catalogue {
+  return { entries, byId, byMovie, orders: new Map(), answers: new Map(), previous };
 }
 
 /** The catalogue's entries in a query's order (kept per sort spec; Random shuffles every time). */

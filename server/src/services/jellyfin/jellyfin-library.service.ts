@@ -18,7 +18,7 @@ import {
 } from '../../domain/jellyfin/catalogue.ts';
 import type { MovieDto, UserDataDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
-import { type ItemsQuery, pageOf, wantsMovies } from '../../domain/jellyfin/items-query.ts';
+import { type ItemsQuery, type QueryResult, pageOf, wantsMovies } from '../../domain/jellyfin/items-query.ts';
 import { toWireJson } from '../../domain/jellyfin/wire.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { ListingViewer, LibraryService } from '../library/library.service.ts';
@@ -133,11 +133,14 @@ export class JellyfinLibraryService {
     if (!this.aboutMovies(query)) return { body: queryResultJson(pageOf([], query), fields), gzip: false };
     const catalogue = await this.deps.catalogue.of(viewer);
     const key = query.sortBy.includes('Random') ? null : JSON.stringify({ ...query, fields });
-    return keptAnswer(catalogue, key, () => this.itemsText(viewer, catalogue, query), gzip);
+    return keptAnswer(catalogue, key, () => this.itemsPage(viewer, catalogue, query), fields, gzip);
   }
 
-  private async itemsText(viewer: ListingViewer, catalogue: Catalogue, query: ItemsQuery): Promise<string> {
-    const fields = gatedFieldsOf(query.fields);
+  private async itemsPage(
+    viewer: ListingViewer,
+    catalogue: Catalogue,
+    query: ItemsQuery,
+  ): Promise<QueryResult<CatalogueEntry>> {
     let chosen = filterEntries(orderedEntries(catalogue, query), this.selection(query));
     if (query.searchTerm !== null) {
       const found = await this.deps.movies.searchAll(query.searchTerm, {
@@ -148,7 +151,7 @@ export class JellyfinLibraryService {
       const set = new Set(found ?? []);
       chosen = chosen.filter((e) => e.movieId !== null && set.has(e.movieId));
     }
-    return queryResultJson(pageOf(chosen, query), fields);
+    return pageOf(chosen, query);
   }
 
   /** `/Items/Latest`: a plain array, newest first. */

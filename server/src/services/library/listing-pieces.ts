@@ -38,11 +38,17 @@ export interface ItemRecord {
   cut: boolean;
 }
 
+/** What a piece is made of: an item's JSON, and whether a piece ends after it. */
+export interface PieceItem {
+  json: string;
+  cut: boolean;
+}
+
 /** A run of items compressed on its own (raw deflate, sync-flushed). */
-export interface Piece {
+export interface Piece<R extends PieceItem = ItemRecord> {
   /** The items it holds, and those of the piece before it (its dictionary); empty for the frame's own pieces. */
-  items: readonly ItemRecord[];
-  before: readonly ItemRecord[] | null;
+  items: readonly R[];
+  before: readonly R[] | null;
   deflated: Buffer;
   crc: number;
   length: number;
@@ -90,16 +96,16 @@ const WINDOW = 32 * 1024;
  * Cuts the order into pieces and compresses those `kept` (the base listing's pieces) does not have: a
  * change recompresses its piece and the next, whose dictionary it is.
  */
-export async function compressPieces(
-  order: readonly ItemRecord[],
-  kept: ReadonlyMap<ItemRecord, Piece> | undefined,
+export async function compressPieces<R extends PieceItem>(
+  order: readonly R[],
+  kept: ReadonlyMap<R, Piece<R>> | undefined,
   gzipLevel: number,
-): Promise<Map<ItemRecord, Piece>> {
+): Promise<Map<R, Piece<R>>> {
   // Runs of items between cuts. A kept piece is reused when it holds the same item records (each
   // presentation is a new record) after the same piece (its dictionary: the text before it, which
   // the decoder holds in its window, so a piece compresses as well as one stream would).
-  const runs: ItemRecord[][] = [];
-  let items: ItemRecord[] = [];
+  const runs: R[][] = [];
+  let items: R[] = [];
   for (const r of order) {
     items.push(r);
     if (r.cut) {
@@ -108,13 +114,12 @@ export async function compressPieces(
     }
   }
   if (items.length > 0) runs.push(items);
-  const textOf = (i: number): string =>
-    (i === 0 ? '' : ',') + (runs[i] as ItemRecord[]).map((r) => r.json).join(',');
-  const parts: Piece[] = new Array<Piece>(runs.length);
+  const textOf = (i: number): string => (i === 0 ? '' : ',') + (runs[i] as R[]).map((r) => r.json).join(',');
+  const parts: Piece<R>[] = new Array<Piece<R>>(runs.length);
   const missing: number[] = [];
   runs.forEach((run, i) => {
-    const before = i === 0 ? null : (runs[i - 1] as ItemRecord[]);
-    const piece = kept?.get(run[0] as ItemRecord);
+    const before = i === 0 ? null : (runs[i - 1] as R[]);
+    const piece = kept?.get(run[0] as R);
     if (piece !== undefined && sameItems(piece.items, run) && sameItems(piece.before, before))
       parts[i] = piece;
     else missing.push(i);
@@ -129,20 +134,23 @@ export async function compressPieces(
       const piece = await compressPiece(Buffer.from(textOf(i)), dictionary, gzipLevel);
       parts[i] = {
         ...piece,
-        items: runs[i] as ItemRecord[],
-        before: i === 0 ? null : (runs[i - 1] as ItemRecord[]),
+        items: runs[i] as R[],
+        before: i === 0 ? null : (runs[i - 1] as R[]),
       };
     }
   };
   await Promise.all(Array.from({ length: COMPRESSING_AT_ONCE }, worker));
-  const pieces = new Map<ItemRecord, Piece>();
-  for (const piece of parts) pieces.set(piece.items[0] as ItemRecord, piece);
+  const pieces = new Map<R, Piece<R>>();
+  for (const piece of parts) pieces.set(piece.items[0] as R, piece);
   return pieces;
 }
 
-/** The gzip member of a listing: the head, the pieces in order, the tail, and the trailer. */
-export function gzipMember(pieces: readonly Piece[], tail: string): Buffer {
-  const framed = [HEAD_PIECE, ...pieces, finalPiece(tail, true)];
+/**
+ * The gzip member of a listing: the head, the pieces in order, the tail, and the trailer (`head`: what
+ * the JSON starts with, `{"items":[` for /library).
+ */
+export function gzipMember(pieces: readonly Piece<PieceItem>[], tail: string, head: string = HEAD): Buffer {
+  const framed = [head === HEAD ? HEAD_PIECE : finalPiece(head, false), ...pieces, finalPiece(tail, true)];
   let crc = 0;
   let length = 0;
   for (const part of framed) {
@@ -156,7 +164,7 @@ async function compressPiece(
   bytes: Buffer,
   dictionary: Buffer | null,
   gzipLevel: number,
-): Promise<Omit<Piece, 'items' | 'before'>> {
+): Promise<Omit<Piece<PieceItem>, 'items' | 'before'>> {
   const deflated = await deflateRawAsync(bytes, {
     level: gzipLevel,
     finishFlush: constants.Z_SYNC_FLUSH,
@@ -166,7 +174,7 @@ async function compressPiece(
 }
 
 /** A raw-deflate piece of a constant text: sync-flushed (`last` false) or ending the stream. */
-function finalPiece(text: string, last: boolean): Piece {
+function finalPiece(text: string, last: boolean): Piece<PieceItem> {
   const bytes = Buffer.from(text);
   const deflated = deflateRawSync(bytes, { finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
   return {
@@ -180,7 +188,7 @@ function finalPiece(text: string, last: boolean): Piece {
 }
 
 /** The same item records (by reference: a record is never changed, a new presentation is a new one). */
-function sameItems(a: readonly ItemRecord[] | null, b: readonly ItemRecord[] | null): boolean {
+function sameItems<R>(a: readonly R[] | null, b: readonly R[] | null): boolean {
   if (a === null || b === null) return a === b;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

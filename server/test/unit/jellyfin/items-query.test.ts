@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pageOf, parseItemsQuery, queryValues, sortItems } from '../../../src/domain/jellyfin/items-query.ts';
+import {
+  itemOrder,
+  mergeOrdered,
+  pageOf,
+  parseItemsQuery,
+  queryValues,
+  sortItems,
+} from '../../../src/domain/jellyfin/items-query.ts';
 
 describe('jellyfin items query', () => {
   it('reads keys in any case, arrays as A,B or repeated', () => {
@@ -65,5 +72,37 @@ describe('jellyfin items query', () => {
       StartIndex: 1,
     });
     assert.equal(pageOf(items, { startIndex: 0, limit: null }).Items.length, 3);
+  });
+
+  it('merges fresh items into kept ones as a full sort orders them', () => {
+    const item = (Id: string, SortName: string) => ({ Id, SortName, DateCreated: null, PremiereDate: null });
+    const order = itemOrder({ sortBy: [], descending: false });
+    const cases: [string[], string[]][] = [
+      [[], []],
+      [['a', 'c', 'e'], []],
+      [[], ['b']],
+      [
+        ['b', 'd'],
+        ['a', 'c', 'e'],
+      ],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+      [
+        ['c', 'd'],
+        ['a', 'b'],
+      ],
+      [['m'], ['m']],
+    ];
+    for (const [kept, fresh] of cases) {
+      const keptItems = kept.map((n, i) => item(`k${i}`, n));
+      const freshItems = fresh.map((n, i) => item(`f${i}`, n));
+      assert.deepEqual(
+        mergeOrdered(keptItems, freshItems, order),
+        sortItems([...keptItems, ...freshItems], { sortBy: [], descending: false }),
+        JSON.stringify([kept, fresh]),
+      );
+    }
   });
 });
