@@ -4,8 +4,9 @@ import type { GrowingFile } from '../adapters/data-store.ts';
 import type { CheckedFile } from '../adapters/file-system.ts';
 import { accelRedirectUri } from '../domain/accel-redirect.ts';
 import { evaluatePreconditions, type Validators } from '../domain/http-conditional.ts';
-import { contentRangeHeader, parseRange, unsatisfiedRangeHeader } from '../domain/http-range.ts';
+import { contentRangeHeader, parseRange, strongEtag, unsatisfiedRangeHeader } from '../domain/http-range.ts';
 import { AppError } from '../errors.ts';
+import type { HlsFile } from '../services/playback/hls.service.ts';
 import type { StreamTarget } from '../services/playback/stream.service.ts';
 import { writeFileRange } from './file-body.ts';
 
@@ -328,4 +329,36 @@ async function retryOrFinished(
     hint: 'Retry shortly.',
     headers: { 'retry-after': '2' },
   });
+}
+
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+
+/** An HLS playlist, made per request; its ETag is its text's, so a player revalidating gets 304. */
+export function sendPlaylist(request: FastifyRequest, reply: FastifyReply, text: string): FastifyReply {
+  return sendBytes(
+    request,
+    reply,
+    { body: text, etag: strongEtag(['m3u8', text]), lastModified: null, contentType: PLAYLIST_TYPE },
+    STREAM_CACHE_CONTROL,
+  );
+}
+
+/** A segment or init file of an HLS run, with ranges and its run's ETag. */
+export function sendHlsFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  served: HlsFile,
+  contentType: string,
+): FastifyReply {
+  return sendFile(
+    request,
+    reply,
+    {
+      file: served.file,
+      etag: served.etag,
+      lastModified: new Date(Math.floor(served.file.mtimeMs)),
+      contentType,
+    },
+    STREAM_CACHE_CONTROL,
+  );
 }

@@ -9,6 +9,7 @@ import type { Api } from '@jellyfin/sdk/lib/api.js';
 import { getLibraryApi } from '@jellyfin/sdk/lib/utils/api/library-api.js';
 import { getUserViewApi } from '@jellyfin/sdk/lib/utils/api/user-view-api.js';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { addPeople, CHILD_KID, MEMBER_ANNA } from '../helpers/household.ts';
 
 const jellyfin = new Jellyfin({
   clientInfo: { name: 'Findroid', version: '0.15.0' },
@@ -74,19 +75,7 @@ describe('jellyfin: browsing with @jellyfin/sdk', () => {
       );
       assert.equal(set.status, 200, await set.text());
     }
-    for (const person of [
-      { name: 'Anna', password: 'correct horse battery', role: 'member' },
-      {
-        name: 'Kid',
-        password: 'kid password 123',
-        role: 'child',
-        max_certification: 'PG',
-        allow_unrated: false,
-      },
-    ]) {
-      const created = await server.api('/api/users', jsonBody('POST', person));
-      assert.equal(created.status, 201, await created.text());
-    }
+    await addPeople(server, [MEMBER_ANNA, CHILD_KID]);
     anna = jellyfin.createApi(`${server.url}/jellyfin`);
     const signedIn = await anna.authenticateUserByName('anna', 'correct horse battery');
     annaToken = signedIn.data.AccessToken ?? '';

@@ -21,6 +21,7 @@ import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { ffmpegPoint, matrixProblems, mpvPoints } from '../helpers/player-matrix.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { addPeople, CHILD_KID, MEMBER_ANNA } from '../helpers/household.ts';
 
 const run = promisify(execFile);
 const SECONDS = 12;
@@ -157,19 +158,7 @@ describe('jellyfin: playback with @jellyfin/sdk and reelshelf’s decisions', ()
       const set = await server.api(`/api/movies/${ids[name]?.movieId}`, jsonBody('PATCH', { certification }));
       assert.equal(set.status, 200, await set.text());
     }
-    for (const person of [
-      { name: 'Anna', password: 'correct horse battery', role: 'member' },
-      {
-        name: 'Kid',
-        password: 'kid password 123',
-        role: 'child',
-        max_certification: 'PG',
-        allow_unrated: false,
-      },
-    ]) {
-      const created = await server.api('/api/users', jsonBody('POST', person));
-      assert.equal(created.status, 201, await created.text());
-    }
+    await addPeople(server, [MEMBER_ANNA, CHILD_KID]);
     anna = jellyfin.createApi(`${server.url}/jellyfin`);
     const signedIn = await anna.authenticateUserByName('anna', 'correct horse battery');
     annaToken = signedIn.data.AccessToken ?? '';

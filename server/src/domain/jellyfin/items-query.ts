@@ -56,15 +56,15 @@ export interface ItemsQuery {
 export type ItemsQueryResult =
   { ok: true; query: ItemsQuery } | { ok: false; field: string; message: string };
 
-/** Every value of `key` in `raw`, whatever the case of the key, comma-separated lists split, blanks dropped. */
-export function queryValues(raw: RawQuery, key: string): string[] {
+/** Every value of `key` in `raw`, whatever the case of the key, split on `separator`, blanks dropped. */
+function splitValues(raw: RawQuery, key: string, separator: string): string[] {
   const wanted = key.toLowerCase();
   const out: string[] = [];
   for (const [name, value] of Object.entries(raw)) {
     if (name.toLowerCase() !== wanted) continue;
     for (const v of [value].flat()) {
       if (typeof v !== 'string') continue;
-      for (const part of v.split(',')) {
+      for (const part of v.split(separator)) {
         const trimmed = part.trim();
         if (trimmed !== '') out.push(trimmed);
       }
@@ -73,21 +73,14 @@ export function queryValues(raw: RawQuery, key: string): string[] {
   return out;
 }
 
+/** Every value of `key` in `raw`, whatever the case of the key, comma-separated lists split, blanks dropped. */
+export function queryValues(raw: RawQuery, key: string): string[] {
+  return splitValues(raw, key, ',');
+}
+
 /** Every value of `key`, split on `|` only (Jellyfin's delimiter for names, which may hold commas). */
 export function queryNames(raw: RawQuery, key: string): string[] {
-  const wanted = key.toLowerCase();
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    if (name.toLowerCase() !== wanted) continue;
-    for (const v of [value].flat()) {
-      if (typeof v !== 'string') continue;
-      for (const part of v.split('|')) {
-        const trimmed = part.trim();
-        if (trimmed !== '') out.push(trimmed);
-      }
-    }
-  }
-  return out;
+  return splitValues(raw, key, '|');
 }
 
 /** Ids as the apps send them (any case, dashed or not), normalised to 32 lower-case hex. */

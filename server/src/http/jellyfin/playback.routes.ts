@@ -4,7 +4,6 @@ import { readDeviceProfile } from '../../domain/jellyfin/device-profile-input.ts
 import { queryValue, type RawQuery } from '../../domain/jellyfin/items-query.ts';
 import { withDefaultAudio, withStartOffset } from '../../domain/jellyfin/playback-info.ts';
 import { ticksToSeconds, toWireJson } from '../../domain/jellyfin/wire.ts';
-import { strongEtag } from '../../domain/http-range.ts';
 import type { TokenHolder } from '../../domain/playback-token.ts';
 import { AppError, validationFailed } from '../../errors.ts';
 import type {
@@ -12,11 +11,11 @@ import type {
   PlaybackInfoRequest,
   PlaybackUrlMaker,
 } from '../../services/jellyfin/jellyfin-playback.service.ts';
-import type { HlsFile, HlsService } from '../../services/playback/hls.service.ts';
+import type { HlsService } from '../../services/playback/hls.service.ts';
 import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import type { StreamService } from '../../services/playback/stream.service.ts';
 import { principalOf } from '../principal.ts';
-import { sendBytes, sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+import { sendBytes, sendFile, sendHlsFile, sendPlaylist, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 import { WEBVTT_CONTENT_TYPE } from '../routes/subtitles.routes.ts';
 import { JELLYFIN_PREFIX } from './credentials.ts';
 
@@ -29,7 +28,6 @@ export interface JellyfinPlaybackRouteDeps {
 
 const V = `${JELLYFIN_PREFIX}/videos/:itemid`;
 
-const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 const RENDITION = /^(v|a[0-9]{1,3}|s[0-9]{1,4})$/;
 
 type ItemRequest = FastifyRequest<{ Params: { itemid: string } }>;
@@ -161,14 +159,6 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
     return { fileId, device, burn, carried: carried.toString(), query };
   };
 
-  const playlist = (request: FastifyRequest, reply: FastifyReply, text: string) =>
-    sendBytes(
-      request,
-      reply,
-      { body: text, etag: strongEtag(['m3u8', text]), lastModified: null, contentType: PLAYLIST_TYPE },
-      STREAM_CACHE_CONTROL,
-    );
-
   app.get(`${V}/master.m3u8`, async (request: ItemRequest, reply) => {
     const { fileId, device, burn, carried, query } = await hlsContext(request);
     const start = ticksToSeconds(queryValue(query, 'StartTimeTicks'));
@@ -176,7 +166,7 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
     // The app's AudioStreamIndex, as the reelshelf track PlaybackInfo put in the URL.
     const audioText = queryValue(query, 'audio_track');
     const audioTrack = audioText !== null && /^\d{1,3}$/.test(audioText) ? Number(audioText) : null;
-    return playlist(request, reply, withDefaultAudio(withStartOffset(text, start), audioTrack));
+    return sendPlaylist(request, reply, withDefaultAudio(withStartOffset(text, start), audioTrack));
   });
 
   const renditionOf = (request: FastifyRequest<{ Params: { rendition: string } }>) => {
@@ -195,22 +185,9 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
       const text = rendition.startsWith('s')
         ? await hls.subtitlePlaylist(fileId, device, Number(rendition.slice(1)), carried, burn)
         : await hls.mediaPlaylist(fileId, device, rendition, carried, burn);
-      return playlist(request, reply, text);
+      return sendPlaylist(request, reply, text);
     },
   );
-
-  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, contentType: string) =>
-    sendFile(
-      request,
-      reply,
-      {
-        file: served.file,
-        etag: served.etag,
-        lastModified: new Date(Math.floor(served.file.mtimeMs)),
-        contentType,
-      },
-      STREAM_CACHE_CONTROL,
-    );
 
   app.route<{ Params: { itemid: string; rendition: string; segment: string } }>({
     method: ['GET', 'HEAD'],
@@ -240,7 +217,7 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
       const type = (ts: boolean) =>
         ts ? 'video/mp2t' : rendition.startsWith('a') ? 'audio/mp4' : 'video/mp4';
       if (segment === 'init.mp4')
-        return media(request, reply, await hls.init(fileId, device, rendition, burn), type(false));
+        return sendHlsFile(request, reply, await hls.init(fileId, device, rendition, burn), type(false));
       const match = /^(\d{1,6})\.(m4s|ts)$/.exec(segment);
       if (match === null) {
         throw new AppError('not_found', {
@@ -248,7 +225,7 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
         });
       }
       const served = await hls.segment(fileId, device, rendition, Number(match[1]), burn);
-      return media(request, reply, served, type(match[2] === 'ts'));
+      return sendHlsFile(request, reply, served, type(match[2] === 'ts'));
     },
   });
 

@@ -55,7 +55,16 @@ function send(reply: FastifyReply, error: AppError) {
 export function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const mapped = FASTIFY_CODES[err.code] ?? FASTIFY_CODES.FST_ERR_BAD_URL;
   if (mapped === undefined) return;
-  void send(reply, new AppError(mapped.code, { status: mapped.status, message: mapped.message }));
+  void send(reply, fastifyError(mapped));
+}
+
+/** The ApiError one of Fastify's own error codes maps to (FASTIFY_CODES: typed catalogue codes). */
+function fastifyError(mapped: FastifyCodeAnswer): AppError {
+  return new AppError(mapped.code, {
+    status: mapped.status,
+    message: mapped.message,
+    ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
+  });
 }
 
 /** Renders every error as an ApiError (spec §2.10); never a stack trace, never HTML. */
@@ -86,16 +95,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       );
     }
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
-    if (mapped !== undefined) {
-      return send(
-        reply,
-        new AppError(mapped.code, {
-          status: mapped.status,
-          message: mapped.message,
-          ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
-        }),
-      );
-    }
+    if (mapped !== undefined) return send(reply, fastifyError(mapped));
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       return send(

@@ -1,13 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { HlsFile, HlsService } from '../../services/playback/hls.service.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { HlsService } from '../../services/playback/hls.service.ts';
 import type { PlaybackTokenService } from '../../services/playback/playback-token.service.ts';
 import type { StreamService } from '../../services/playback/stream.service.ts';
 import type { NowPlayingService } from '../../services/playback/now-playing.service.ts';
 import { AppError } from '../../errors.ts';
 import { authorizePlayback } from '../playback-auth.ts';
 import { idParams } from '../schemas.ts';
-import { strongEtag } from '../../domain/http-range.ts';
-import { sendBytes, sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+import { sendBytes, sendHlsFile, sendPlaylist, STREAM_CACHE_CONTROL } from '../stream-response.ts';
 
 const query = {
   type: 'object',
@@ -31,7 +30,6 @@ const renditionParams = {
 } as const;
 
 type Query = { device?: string; token?: string; burn_subtitle?: number };
-const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
 /**
  * HLS for conversions (RFC 8216, MPEG-TS or fMP4 segments): the master playlist, one media playlist per rendition,
@@ -62,34 +60,12 @@ export function registerHlsRoutes(
     return { device, carried: carried.toString(), burn };
   };
 
-  /** A playlist is made per request; its ETag is its text's, so a player revalidating gets 304. */
-  const playlist = (request: FastifyRequest, reply: FastifyReply, text: string) =>
-    sendBytes(
-      request,
-      reply,
-      { body: text, etag: strongEtag(['m3u8', text]), lastModified: null, contentType: PLAYLIST_TYPE },
-      STREAM_CACHE_CONTROL,
-    );
-
-  const media = (request: FastifyRequest, reply: FastifyReply, served: HlsFile, contentType: string) =>
-    sendFile(
-      request,
-      reply,
-      {
-        file: served.file,
-        etag: served.etag,
-        lastModified: new Date(Math.floor(served.file.mtimeMs)),
-        contentType,
-      },
-      STREAM_CACHE_CONTROL,
-    );
-
   app.get<{ Params: { id: number }; Querystring: Query }>(
     '/stream/media_file/:id/master.m3u8',
     { schema: { params: idParams, querystring: query } },
     async (request, reply) => {
       const { device, carried, burn } = await authorize(request);
-      return playlist(request, reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
+      return sendPlaylist(request, reply, await hls.masterPlaylist(request.params.id, device, carried, burn));
     },
   );
 
@@ -102,7 +78,7 @@ export function registerHlsRoutes(
       const text = rendition.startsWith('s')
         ? await hls.subtitlePlaylist(id, device, Number(rendition.slice(1)), carried, burn)
         : await hls.mediaPlaylist(id, device, rendition, carried, burn);
-      return playlist(request, reply, text);
+      return sendPlaylist(request, reply, text);
     },
   );
 
@@ -133,7 +109,7 @@ export function registerHlsRoutes(
       const type = (ts: boolean) =>
         ts ? 'video/mp2t' : rendition.startsWith('a') ? 'audio/mp4' : 'video/mp4';
       if (segment === 'init.mp4')
-        return media(request, reply, await hls.init(id, device, rendition, burn), type(false));
+        return sendHlsFile(request, reply, await hls.init(id, device, rendition, burn), type(false));
       const match = /^(\d{1,6})\.(m4s|ts)$/.exec(segment);
       if (match === null) {
         throw new AppError('not_found', {
@@ -142,7 +118,7 @@ export function registerHlsRoutes(
         });
       }
       const served = await hls.segment(id, device, rendition, Number(match[1]), burn);
-      return media(request, reply, served, type(match[2] === 'ts'));
+      return sendHlsFile(request, reply, served, type(match[2] === 'ts'));
     },
   });
 }

@@ -26,7 +26,8 @@ import type { FavouriteService } from '../library/favourite.service.ts';
 import type { MovieService } from '../library/movie.service.ts';
 import type { WatchStateService } from '../library/watch-state.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
-import { type Catalogue, type JellyfinCatalogue, keptAnswer, orderedEntries } from './jellyfin-catalogue.ts';
+import { type JellyfinCatalogue, orderedEntries } from './jellyfin-catalogue.ts';
+import { type Catalogue, keptAnswer } from './kept-answer.ts';
 
 /** The one view the library has: a Movies `CollectionFolder` (players.md §1.6). */
 export interface ViewDto {

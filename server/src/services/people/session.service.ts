@@ -118,14 +118,7 @@ export class SessionService {
    * Failures are counted per address and per name (SignInGuard) and answered 401; the caller logs.
    */
   async signIn(input: SignInInput): Promise<SignedIn> {
-    const account = nameKey(input.name);
-    this.deps.guard.check(input.address, account === '' ? null : account);
-    const user = await this.verify(account, input.password);
-    if (user === null) {
-      this.deps.guard.failed(input.address, account === '' ? null : account);
-      throw unauthorized('The name or password is not right.');
-    }
-    return this.open(user, input, 'browser');
+    return this.open(await this.checked(input), input, 'browser');
   }
 
   /**
@@ -134,6 +127,11 @@ export class SessionService {
    * again by themselves), listed with the app and device names, ended only by a revocation.
    */
   async signInDevice(input: DeviceSignInInput): Promise<SignedIn> {
+    return this.open(await this.checked(input), input, 'device');
+  }
+
+  /** The person a name and password name, within the failure limits (SignInGuard); else 401. */
+  private async checked(input: SignInInput) {
     const account = nameKey(input.name);
     this.deps.guard.check(input.address, account === '' ? null : account);
     const user = await this.verify(account, input.password);
@@ -141,7 +139,7 @@ export class SessionService {
       this.deps.guard.failed(input.address, account === '' ? null : account);
       throw unauthorized('The name or password is not right.');
     }
-    return this.open(user, input, 'device');
+    return user;
   }
 
   private async verify(account: string, password: string): Promise<UserRow | null> {

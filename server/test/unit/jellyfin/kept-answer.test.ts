@@ -9,11 +9,7 @@ import {
 } from '../../../src/domain/jellyfin/catalogue.ts';
 import type { MovieDto } from '../../../src/domain/jellyfin/dto.ts';
 import { type QueryResult, itemOrder, mergeOrdered } from '../../../src/domain/jellyfin/items-query.ts';
-import {
-  type Catalogue,
-  type KeptAnswer,
-  keptAnswer,
-} from '../../../src/services/jellyfin/jellyfin-catalogue.ts';
+import { type Catalogue, type KeptAnswer, keptAnswer } from '../../../src/services/jellyfin/kept-answer.ts';
 
 /** A film whose JSON is a few hundred bytes (its id is unique hex, as real ids are). */
 function entry(n: number, favourite = false): CatalogueEntry {
