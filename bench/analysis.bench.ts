@@ -13,7 +13,14 @@ const FILES = 1000;
 export async function benchAnalysis(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'reelshelf-bench-media-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-data-'));
-  const server = await createServer(loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' }));
+  const server = await createServer(
+    loadConfig({
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    }),
+  );
   try {
     const files = await makeMediaTree(root, FILES);
     const concurrency = cpus().length;

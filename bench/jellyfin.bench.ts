@@ -45,7 +45,12 @@ async function benchScale(movies: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-jellyfin-'));
   let server: ServerProcess | undefined;
   try {
-    const config = loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' });
+    const config = loadConfig({
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    });
     const opened = await openDatabase(config.databaseUrl);
     await seedMoviesWithCopies(opened.db, movies);
     // Two genres and a certification each, so the DTOs carry what enriched films carry.

@@ -57,7 +57,12 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-library-'));
   let server: ServerProcess | undefined;
   try {
-    const config = loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' });
+    const config = loadConfig({
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    });
     const seedStart = performance.now();
     const opened = await openDatabase(config.databaseUrl);
     await seedMoviesWithCopies(opened.db, movies);

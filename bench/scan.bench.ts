@@ -26,7 +26,14 @@ async function timeScans(count: number, env: Record<string, string>): Promise<Sc
   const root = mkdtempSync(join(tmpdir(), 'reelshelf-bench-scan-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-data-'));
   const server = await createServer(
-    loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn', REELSHELF_WATCH: 'off', ...env }),
+    loadConfig({
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_LOG_LEVEL: 'warn',
+      REELSHELF_JELLYFIN_PORT: 'off',
+      REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_WATCH: 'off',
+      ...env,
+    }),
   );
   try {
     await makeMediaTree(root, count);
