@@ -149,4 +149,3 @@ export function renderSoapFault(code: UpnpErrorCode, description: string = DESCR
       `<errorDescription>${escapeXml(description)}</errorDescription></UPnPError></detail></s:Fault>`,
   );
 }
-
