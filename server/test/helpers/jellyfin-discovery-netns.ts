@@ -4,36 +4,19 @@
 // `who is JellyfinServer?` unicast from loopback and from a peer namespace across the veth pair
 // (198.18.77.2 → 198.18.77.1, RFC 2544 addresses that exist only in here), and prints one JSON
 // line of what it saw for the test to check. No broadcast or multicast is ever sent.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createServer, type ReelshelfServer } from '../../src/server.ts';
+import { provePrivateNetns } from './netns.ts';
 
 const QUESTION = 'who is JellyfinServer?';
 
-function refuse(reason: string): never {
-  process.stdout.write(`${JSON.stringify({ refused: reason })}\n`);
-  process.exit(3);
-}
-
-function linkNames(): string[] {
-  return execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => (line.split(':')[1] ?? '').trim().replace(/@.*$/, ''));
-}
-
 // The rule (players.md §2.6): prove the namespace before the first datagram.
-const hostNs = process.env.REELSHELF_HOST_NETNS ?? '';
-const ownNs = readlinkSync('/proc/self/ns/net');
-if (hostNs === '' || ownNs === hostNs) refuse(`not in a private network namespace (${ownNs})`);
-const links = linkNames();
-if (links.some((name) => name !== 'lo' && name !== 'rsdl0')) refuse(`unexpected links: ${links.join(', ')}`);
-const peerPid = process.env.REELSHELF_PEER_PID ?? '';
-if (!/^\d+$/.test(peerPid)) refuse('no peer namespace');
+const { peerPid } = provePrivateNetns();
 
 /** Sends `text` unicast to host:port from loopback and waits for one answer (null after `waitMs`). */
 async function ask(host: string, port: number, text: string, waitMs: number): Promise<string | null> {

@@ -5,44 +5,8 @@
 // (helpers/jellyfin-discovery-netns.ts) refuses to send anything until it has proved where it runs.
 // Where namespaces cannot be made (not root, no unshare), the test is skipped with the reason.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-/** Why namespaces cannot be made here, or null when they can. */
-function cannotRun(): string | null {
-  if (process.platform !== 'linux') return 'network namespaces are Linux only';
-  if (process.getuid?.() !== 0) return 'creating a network namespace needs root';
-  for (const tool of ['unshare', 'nsenter', 'ip']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
-  }
-  const probe = spawnSync('unshare', ['--net', '--', 'true']);
-  if (probe.status !== 0) return `unshare --net failed: ${probe.stderr.toString().trim()}`;
-  return null;
-}
-
-// Inside the new namespace: loopback up, a peer namespace (a shell that ends when this one does),
-// a veth pair with one end moved into the peer, then the node script; the peer is ended after.
-const SETUP = `
-set -e
-ip link set lo up
-unshare --net -- sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 1; done' $$ &
-PEER=$!
-while [ "$(readlink /proc/$PEER/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.05; done
-ip link add rsdl0 type veth peer name rsdl1 netns $PEER
-ip addr add 198.18.77.1/24 dev rsdl0
-ip link set rsdl0 up
-nsenter --net=/proc/$PEER/ns/net sh -c 'ip link set lo up; ip addr add 198.18.77.2/24 dev rsdl1; ip link set rsdl1 up'
-export REELSHELF_PEER_PID=$PEER
-status=0
-node --import tsx server/test/helpers/jellyfin-discovery-netns.ts || status=$?
-kill $PEER 2>/dev/null || true
-exit $status
-`;
+import { cannotMakeNetns, runInPrivateNetns } from '../helpers/netns.ts';
 
 interface Seen {
   refused?: string;
@@ -57,33 +21,19 @@ interface Seen {
   mainOnlyInfo: { Id?: string } | null;
 }
 
-function runInNamespace(): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['--net', '--', 'sh', '-c', SETUP], {
-      cwd: repo,
-      env: { ...process.env, REELSHELF_HOST_NETNS: readlinkSync('/proc/self/ns/net') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
-const reason = cannotRun();
+const reason = cannotMakeNetns();
 
 describe('jellyfin discovery over UDP, in a private network namespace', () => {
   it(
     'answers on the interface the question came in on, with the public server id, under 1 KB',
     { skip: reason ?? false },
     async () => {
-      const { code, out } = await runInNamespace();
+      const { code, out } = await runInPrivateNetns([
+        process.execPath,
+        '--import',
+        'tsx',
+        'server/test/helpers/jellyfin-discovery-netns.ts',
+      ]);
       const line = out.split('\n').find((l) => l.startsWith('{"'));
       assert.ok(line !== undefined, `no result (exit ${code}):\n${out}`);
       const seen = JSON.parse(line) as Seen;
