@@ -144,7 +144,7 @@ export class ContentTree {
    * searches the main placements.
    */
   search(container: TreeContainer, criteria: SearchCriteria, keys: readonly SortKey[]): TreeItem[] {
-    const start = container.id === ROOT_ID ? this.mustGet(VIDEO_CONTAINER_ID) : container;
+    const start = (container.id === ROOT_ID ? this.nodes.get(VIDEO_CONTAINER_ID) : undefined) ?? container;
     const seen = new Set<string>();
     const found: TreeItem[] = [];
     const stack: TreeNode[] = [start];
