@@ -19,7 +19,7 @@
  */
 import type { PhysicalCopyInfo } from '@reelshelf/contract';
 import { discLocation } from '../jellyfin/dto.ts';
-import { matchesCriteria, type SearchCriteria } from './search-criteria.ts';
+import { matchesCriteria, type SearchCriteria, type SearchSubject } from './search-criteria.ts';
 import { type SortKey, sortSpec } from './sort-criteria.ts';
 
 export const ROOT_ID = '0';
@@ -108,11 +108,17 @@ export interface TreeItem {
 
 export type TreeNode = TreeContainer | TreeItem;
 
+interface SearchCandidate {
+  item: TreeItem;
+  subject: SearchSubject;
+}
+
 /** Kept sorted child lists per tree (a TV asks the same sort for every page). */
 const MAX_KEPT_ORDERS = 64;
 
 export class ContentTree {
   private readonly orders = new Map<string, readonly TreeNode[]>();
+  private readonly candidates = new Map<string, readonly SearchCandidate[]>();
 
   constructor(private readonly nodes: ReadonlyMap<string, TreeNode>) {}
 
@@ -144,9 +150,20 @@ export class ContentTree {
    * searches the main placements.
    */
   search(container: TreeContainer, criteria: SearchCriteria, keys: readonly SortKey[]): TreeItem[] {
+    const found: TreeItem[] = [];
+    for (const candidate of this.searchable(container)) {
+      if (matchesCriteria(criteria, candidate.subject)) found.push(candidate.item);
+    }
+    return keys.length === 0 ? found : (sortNodes(found, keys) as TreeItem[]);
+  }
+
+  /** The items a search under `container` looks at, each film or edition once (kept per container). */
+  private searchable(container: TreeContainer): readonly SearchCandidate[] {
+    const kept = this.candidates.get(container.id);
+    if (kept !== undefined) return kept;
     const start = (container.id === ROOT_ID ? this.nodes.get(VIDEO_CONTAINER_ID) : undefined) ?? container;
     const seen = new Set<string>();
-    const found: TreeItem[] = [];
+    const out: SearchCandidate[] = [];
     const stack: TreeNode[] = [start];
     while (stack.length > 0) {
       const node = stack.pop();
@@ -158,10 +175,14 @@ export class ContentTree {
       const identity = node.refId ?? node.id;
       if (seen.has(identity)) continue;
       seen.add(identity);
-      const subject = { upnpClass: MOVIE_CLASS, title: node.title, isReference: node.refId !== null };
-      if (matchesCriteria(criteria, subject)) found.push(node);
+      out.push({
+        item: node,
+        subject: { upnpClass: MOVIE_CLASS, title: node.title, isReference: node.refId !== null },
+      });
     }
-    return keys.length === 0 ? found : (sortNodes(found, keys) as TreeItem[]);
+    if (this.candidates.size >= MAX_KEPT_ORDERS) this.candidates.clear();
+    this.candidates.set(container.id, out);
+    return out;
   }
 
   private mustGet(id: string): TreeNode {
