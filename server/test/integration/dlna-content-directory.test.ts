@@ -450,6 +450,9 @@ describe('dlna: the content directory over a real library', () => {
     for (const id of ['no-such-object-4711', '4711', 'all/m999999', '', '0/all']) {
       assert.equal(await fault('Browse', { ...args, ObjectID: id }), 701, id);
     }
+    const huge = await service.handle('Browse', { ...args, ObjectID: 'x'.repeat(100_000) }, CLIENT);
+    assert.ok(!huge.ok && huge.code === 701);
+    assert.ok((huge.description ?? '').length < 120, 'the description quotes a bounded part of the id');
     assert.equal(await fault('Browse', { ...args, BrowseFlag: 'BrowseEverything' }), 402);
     const { ObjectID: _omitted, ...withoutId } = args;
     assert.equal(await fault('Browse', withoutId), 402);

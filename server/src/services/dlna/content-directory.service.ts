@@ -76,6 +76,11 @@ interface KeptTree {
   userId: number;
 }
 
+/** A value a TV sent, quoted for a fault's description (bounded: an id may be anything). */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
 function fault(code: UpnpErrorCode, description: string): DlnaActionOutcome {
   return { ok: false, code, description };
 }
@@ -123,7 +128,7 @@ export class ContentDirectoryService implements DlnaServiceHandler {
       case 'X_GetFeatureList':
         return { ok: true, values: [['FeatureList', samsungFeatureList(VIDEO_CONTAINER_ID)]] };
       default:
-        return fault(UpnpError.InvalidAction, `ContentDirectory has no action ${action}`);
+        return fault(UpnpError.InvalidAction, `ContentDirectory has no action ${quoted(action)}`);
     }
   }
 
@@ -166,7 +171,7 @@ export class ContentDirectoryService implements DlnaServiceHandler {
     const viewer = await this.deps.person.viewer();
     const tree = await this.treeFor(viewer);
     const node = tree.get(objectId);
-    if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${objectId}`);
+    if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${quoted(objectId)}`);
     let page: readonly TreeNode[];
     let total: number;
     if (flag === 'BrowseMetadata') {
@@ -199,8 +204,9 @@ export class ContentDirectoryService implements DlnaServiceHandler {
     const viewer = await this.deps.person.viewer();
     const tree = await this.treeFor(viewer);
     const node = tree.get(containerId);
-    if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${containerId}`);
-    if (node.kind !== 'container') return fault(UpnpError.NoSuchContainer, `${containerId} is an item`);
+    if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${quoted(containerId)}`);
+    if (node.kind !== 'container')
+      return fault(UpnpError.NoSuchContainer, `${quoted(containerId)} is an item, not a container`);
     const found = tree.search(node, parsed.criteria, parseSortCriteria(args.SortCriteria ?? ''));
     return this.answer(pageOf(found, start, count), found.length, viewer, client);
   }
