@@ -88,6 +88,7 @@ interface Answer {
 }
 
 const CDS = 'urn:schemas-upnp-org:service:ContentDirectory:1';
+const TITLE_WITH_MARKUP = 'Paddington 2: "Marmalade" & <Friends> \'n\' Co';
 
 describe('dlna: the content directory over a real library', () => {
   let server: TestServer;
@@ -530,14 +531,17 @@ describe('dlna: the content directory over a real library', () => {
     const db = server.server.database.db;
     await db
       .updateTable('movies')
-      .set({ title: 'Paddington 2', sort_title: sortTitle('Paddington 2') })
+      .set({ title: TITLE_WITH_MARKUP, sort_title: sortTitle(TITLE_WITH_MARKUP) })
       .where('id', '=', movie.paddington ?? 0)
       .execute();
     const moved = Number((await call('GetSystemUpdateID', {})).Id);
     assert.ok(moved > first, `${moved} > ${first}`);
     const after = await browse('all');
     assert.equal(after.updateId, moved);
-    assert.ok(titles(after).includes('Paddington 2'));
+    assert.ok(
+      titles(after).includes(TITLE_WITH_MARKUP),
+      'escaped once in DIDL, once in SOAP: read back whole',
+    );
     assert.equal(service.buildCount(), builds + 1);
   });
 
