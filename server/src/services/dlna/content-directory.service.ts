@@ -169,6 +169,8 @@ export class ContentDirectoryService implements DlnaServiceHandler {
       return fault(UpnpError.InvalidArgs, 'StartingIndex and RequestedCount are unsigned integers');
     }
     const viewer = await this.deps.person.viewer();
+    // Read before the tree: the tree is then at least as new as the id a TV is told (never older).
+    const updateId = this.systemUpdateId(viewer);
     const tree = await this.treeFor(viewer);
     const node = tree.get(objectId);
     if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${quoted(objectId)}`);
@@ -185,7 +187,7 @@ export class ContentDirectoryService implements DlnaServiceHandler {
       page = pageOf(children, start, count);
       total = children.length;
     }
-    return this.answer(page, total, viewer, client);
+    return this.answer(page, total, updateId, client);
   }
 
   private async search(
@@ -202,19 +204,20 @@ export class ContentDirectoryService implements DlnaServiceHandler {
     const parsed = parseSearchCriteria(args.SearchCriteria ?? '*');
     if (!parsed.ok) return fault(UpnpError.UnsupportedSearchCriteria, parsed.reason);
     const viewer = await this.deps.person.viewer();
+    const updateId = this.systemUpdateId(viewer);
     const tree = await this.treeFor(viewer);
     const node = tree.get(containerId);
     if (node === undefined) return fault(UpnpError.NoSuchObject, `no object ${quoted(containerId)}`);
     if (node.kind !== 'container')
       return fault(UpnpError.NoSuchContainer, `${quoted(containerId)} is an item, not a container`);
     const found = tree.search(node, parsed.criteria, parseSortCriteria(args.SortCriteria ?? ''));
-    return this.answer(pageOf(found, start, count), found.length, viewer, client);
+    return this.answer(pageOf(found, start, count), found.length, updateId, client);
   }
 
   private async answer(
     page: readonly TreeNode[],
     total: number,
-    viewer: ListingViewer | null,
+    updateId: number,
     client: DlnaClient,
   ): Promise<DlnaActionOutcome> {
     const objects = await Promise.all(page.map((node) => this.didlOf(node, client)));
@@ -224,7 +227,7 @@ export class ContentDirectoryService implements DlnaServiceHandler {
         ['Result', renderDidl(objects)],
         ['NumberReturned', String(objects.length)],
         ['TotalMatches', String(total)],
-        ['UpdateID', String(this.systemUpdateId(viewer))],
+        ['UpdateID', String(updateId)],
       ],
     };
   }
