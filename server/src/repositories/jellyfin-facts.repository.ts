@@ -8,6 +8,13 @@ export interface JellyfinMovieFactsRow {
   created_at: string;
 }
 
+/** A movie's TMDb collection ("The Dark Knight Collection"). */
+export interface MovieCollectionRow {
+  movie_id: number;
+  collection_id: number;
+  collection_name: string;
+}
+
 export interface JellyfinFileFactsRow {
   id: number;
   relative_path: string;
@@ -66,6 +73,29 @@ export class JellyfinFactsRepository {
         .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
         .execute(),
     );
+  }
+
+  /** The movies that belong to a TMDb collection, with it (the DLNA tree's Collections). */
+  async collections(scope: FactsScope = null): Promise<MovieCollectionRow[]> {
+    const rows = await scoped(scope, (ids) =>
+      this.db
+        .selectFrom('movies')
+        .select(['id', 'tmdb_collection_id', 'tmdb_collection_name'])
+        .where('tmdb_collection_id', 'is not', null)
+        .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
+        .execute(),
+    );
+    const out: MovieCollectionRow[] = [];
+    for (const row of rows) {
+      if (row.tmdb_collection_id === null) continue;
+      out.push({
+        movie_id: row.id,
+        collection_id: row.tmdb_collection_id,
+        // TMDb always names a collection; a missing name still lists the films together.
+        collection_name: row.tmdb_collection_name ?? `Collection ${row.tmdb_collection_id}`,
+      });
+    }
+    return out;
   }
 
   /** The files' facts (scope: file ids, null: every file). */

@@ -118,7 +118,9 @@ function renderMovie(movie: DidlMovie): string {
   }
   for (const resource of movie.resources) parts.push(renderResource(resource));
   // The art again as a `res`: TVs that ignore albumArtURI (minidlna's form) still find a thumbnail.
-  if (movie.albumArt) {
+  // Not on an item with nothing to play (disc only, cannot play here): its only res would be the
+  // cover, and a TV would "play" the picture as the film.
+  if (movie.albumArt && movie.resources.length > 0) {
     parts.push(
       element('res', movie.albumArt.url, { protocolInfo: imageProtocolInfo(movie.albumArt.profile) }),
     );

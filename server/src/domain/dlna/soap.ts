@@ -16,6 +16,8 @@ export const UpnpError = {
   InvalidArgs: 402,
   ActionFailed: 501,
   NoSuchObject: 701,
+  UnsupportedSearchCriteria: 708,
+  NoSuchContainer: 710,
   CannotProcess: 720,
 } as const;
 export type UpnpErrorCode = (typeof UpnpError)[keyof typeof UpnpError];
@@ -25,6 +27,8 @@ const DESCRIPTIONS: Record<UpnpErrorCode, string> = {
   402: 'Invalid Args',
   501: 'Action Failed',
   701: 'No such object',
+  708: 'Unsupported or invalid search criteria',
+  710: 'No such container',
   720: 'Cannot process the request',
 };
 

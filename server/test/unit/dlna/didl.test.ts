@@ -101,6 +101,15 @@ describe('renderDidl: the same film in a second container', () => {
   });
 });
 
+describe('renderDidl: an item with nothing to play (disc only, cannot play on this TV)', () => {
+  it('keeps its cover as albumArtURI but offers no res at all, not even the cover', () => {
+    const discOnly: DidlMovie = { ...inception, resources: [], captions: [] };
+    const item = parse(renderDidl([discOnly])).children[0];
+    assert.equal(child(item, 'upnp:albumArtURI')?.text, 'http://10.0.0.2:8080/dlna/art/m12.jpg?t=abc');
+    assert.deepEqual(all(item, 'res'), [], 'a TV would "play" an image res as the film');
+  });
+});
+
 describe('renderDidl: containers', () => {
   const cases: [Parameters<typeof renderDidl>[0][number], Record<string, string>, string][] = [
     [
