@@ -19,7 +19,11 @@ export interface HeardNotify {
   location: string | null;
 }
 
-/** Listens on 0.0.0.0:1900 (shared) as a member of the group on `interfaceAddress`; NOTIFYs only. */
+/**
+ * Listens as a member of the group on `interfaceAddress`; NOTIFYs only. Bound to the group address
+ * itself (as minidlna does), not 0.0.0.0: it shares port 1900 with the device's socket and must never
+ * take a unicast search meant for it (Linux hands a unicast datagram to one of the sockets sharing a port).
+ */
 export function listenForNotifies(
   interfaceAddress: string,
   heard: (notify: HeardNotify) => void,
@@ -39,7 +43,7 @@ export function listenForNotifies(
   });
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind({ port: 1900, address: '0.0.0.0' }, () => {
+    socket.bind({ port: 1900, address: '239.255.255.250' }, () => {
       socket.addMembership('239.255.255.250', interfaceAddress);
       resolve(socket);
     });
