@@ -102,6 +102,11 @@ export class SsdpSocket {
       socket.close();
       throw err;
     }
+    if (this.#socket !== socket) {
+      // close() was called while binding: nothing may outlive it.
+      socket.close();
+      return;
+    }
     socket.setMulticastTTL(SSDP_MULTICAST_TTL);
     // Control points on this very machine (VLC, a test's listener) hear our announcements too.
     socket.setMulticastLoopback(true);

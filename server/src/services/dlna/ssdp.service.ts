@@ -84,6 +84,8 @@ export class SsdpService {
   readonly #timers = new Set<NodeJS.Timeout>();
   #periodic: NodeJS.Timeout | null = null;
   #state: 'new' | 'running' | 'stopped' = 'new';
+  /** Whether anything was announced (a stop before that owes the network no byebye). */
+  #announced = false;
 
   constructor(options: SsdpServiceOptions) {
     this.#targets = deviceTargets(options.udn);
@@ -126,6 +128,12 @@ export class SsdpService {
       await this.#transport.close();
       throw err;
     }
+    // stop() called while the socket was opening: it has sent nothing; close what has just opened.
+    if (this.#state !== 'running') {
+      await this.#transport.close();
+      return;
+    }
+    this.#announced = true;
     this.#announceTwice(this.#transport.interfaces());
     this.#periodic = setInterval(
       () => void this.#announce(this.#transport.interfaces()),
@@ -136,13 +144,12 @@ export class SsdpService {
 
   /** Cancels pending answers, says byebye for every target on every address, closes the socket. */
   async stop(): Promise<void> {
-    const wasRunning = this.#state === 'running';
     this.#state = 'stopped';
     if (this.#periodic !== null) clearInterval(this.#periodic);
     this.#periodic = null;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    if (wasRunning) {
+    if (this.#announced) {
       const sends: Promise<void>[] = [];
       for (const { address } of this.#transport.interfaces()) {
         for (const target of this.#targets) {

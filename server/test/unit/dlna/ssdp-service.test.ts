@@ -202,4 +202,20 @@ describe('SsdpService', () => {
     assert.equal(transport.sent.length, before);
     await service.stop();
   });
+
+  it('stopped while its socket opens: sends nothing, closes what opened', async () => {
+    const transport = new FakeTransport();
+    let opened: () => void = () => {};
+    transport.open = (events) => {
+      transport.events = events;
+      return new Promise<void>((resolve) => (opened = resolve));
+    };
+    const service = new SsdpService({ udn: UDN, httpPort: 8080, version: '0.1.0', transport, log: silent });
+    const starting = service.start();
+    const stopping = service.stop();
+    opened();
+    await Promise.all([starting, stopping]);
+    assert.deepEqual(transport.sent, []);
+    assert.equal(transport.closed, true);
+  });
 });
