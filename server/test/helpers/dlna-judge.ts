@@ -40,7 +40,7 @@ export interface DlnaTarget {
   titleWord: string;
 }
 
-/** What the judge asks of each check beyond the facts (the parts a target is excused from). */
+/** How the judge runs its checks (the same for every target). */
 export interface JudgeOptions {
   /** Seconds VLC plays a res for (10 in the acceptance test). */
   vlcSeconds: number;

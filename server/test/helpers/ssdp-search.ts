@@ -1,6 +1,7 @@
 // M-SEARCH as a control point sends it, and the answers collected — for the DLNA judge only, and
 // only ever called inside a private network namespace (netns.ts; the callers prove it first).
 import { createSocket } from 'node:dgram';
+import { readlinkSync } from 'node:fs';
 
 export const SSDP_GROUP = '239.255.255.250';
 export const SSDP_PORT = 1900;
@@ -52,6 +53,11 @@ export interface SearchOptions {
 
 /** Sends one M-SEARCH and returns every answer that arrived within `waitMs`. */
 export async function mSearch(options: SearchOptions): Promise<SearchAnswer[]> {
+  // The rule, once more where the datagram leaves: never from the host's network namespace.
+  const hostNs = process.env.REELSHELF_HOST_NETNS ?? '';
+  const ownNs = readlinkSync('/proc/self/ns/net');
+  if (hostNs === '' || ownNs === hostNs)
+    throw new Error(`refusing to M-SEARCH outside a private network namespace (${ownNs})`);
   const socket = createSocket({ type: 'udp4' });
   const answers: SearchAnswer[] = [];
   socket.on('message', (message, remote) =>
