@@ -1,4 +1,5 @@
 import { benchAnalysis } from './analysis.bench.ts';
+import { benchDlna } from './dlna.ts';
 import { benchImport } from './import.bench.ts';
 import { benchJellyfin } from './jellyfin.bench.ts';
 import { benchLibrary } from './library.bench.ts';
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   search: benchSearch,
   password: benchPassword,
   jellyfin: benchJellyfin,
+  dlna: benchDlna,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -4,7 +4,17 @@
 // Order: the machine's tools (installed when missing), type-check, lint/format, contract freshness,
 // then the test files.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { findChromium } from './chromium.mjs';
 
@@ -15,8 +25,9 @@ const only = process.argv.slice(2);
 function onPath(name) {
   // The browser tests launch the Chromium this lookup finds (server/test/helpers/chromium.ts).
   if (name === 'chromium') return findChromium().path !== null;
-  // nginx lives in /usr/sbin, which a user's PATH often lacks.
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...(name === 'nginx' ? ['/usr/sbin'] : [])];
+  // nginx and minidlnad live in /usr/sbin, which a user's PATH often lacks.
+  const sbin = name === 'nginx' || name === 'minidlnad' ? ['/usr/sbin'] : [];
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...sbin];
   for (const dir of dirs) {
     if (dir === '' || !isAbsolute(dir)) continue;
     try {
@@ -44,6 +55,10 @@ const PACKAGE_OF = {
   // HLS/TS/MP4 and decode (vlc-bin alone has none).
   mpv: 'mpv',
   cvlc: 'vlc-bin',
+  // The DLNA judge (test/helpers/dlna-judge.ts): minidlna as the peer server it is proven on, and
+  // GUPnP's gssdp-discover (in gupnp-tools; Debian's gssdp-tools has only a GTK sniffer).
+  minidlnad: 'minidlna',
+  'gssdp-discover': 'gupnp-tools',
 };
 /** Packages a tool needs besides its own. */
 const ALSO_NEEDS = { 'vlc-bin': ['vlc-plugin-base'] };
@@ -66,15 +81,31 @@ function prepareMachine() {
   }
   process.stdout.write(`== installing ${packages.join(' ')} (missing: ${missing.join(', ')}) with apt-get\n`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // minidlna's package starts a system minidlna at once (SSDP multicast on every interface): while
+  // apt-get runs, a policy-rc.d (Debian's switch for invoke-rc.d and deb-systemd-invoke) denies it.
+  const policy = '/usr/sbin/policy-rc.d';
+  const denyStarts = packages.includes('minidlna') && !existsSync(policy);
+  if (denyStarts) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
   for (const args of [
     ['update', '-qq'],
     ['install', '-y', '-qq', '--no-install-recommends', ...packages],
   ]) {
     const res = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (res.status !== 0) {
+      if (denyStarts) rmSync(policy, { force: true });
       process.stderr.write(`apt-get ${args[0]} failed (exit ${res.status}); run: ${command}\n`);
       process.exit(1);
     }
+  }
+  if (denyStarts) rmSync(policy, { force: true });
+  if (packages.includes('minidlna')) {
+    // The package enables a system minidlna that multicasts SSDP on every interface: the tests
+    // start their own, only inside a private network namespace. Keep it off at boot, and stopped
+    // (should a policy-rc.d of the machine's have let it start).
+    spawnSync('/etc/init.d/minidlna', ['stop'], { stdio: 'ignore' });
+    spawnSync('update-rc.d', ['minidlna', 'disable'], { stdio: 'ignore' });
+    if (existsSync('/run/systemd/system'))
+      spawnSync('systemctl', ['disable', '--now', 'minidlna.service'], { stdio: 'ignore' });
   }
   if (packages.includes('nginx-light')) {
     // Without a policy-rc.d the package starts the system's nginx on port 80; the tests run their own.
