@@ -10,19 +10,19 @@
  * Ids are `dlna-<family>`; a user profile file of the same id in `<data dir>/devices` replaces one
  * (DeviceProfileService.register), so a household can say more about its own TV.
  */
-import type { AudioCodecRule, DeviceProfile } from '../playback/device-profile-types.ts';
+import type { AudioCodecRule, DeviceProfile, SubtitleSupport } from '../playback/device-profile-types.ts';
 import type { TvFamily } from './tv-family.ts';
 
 const H264_8BIT = ['constrained baseline', 'baseline', 'main', 'high'];
 const STEREO_AAC = { codec: 'aac', min_source_channels: 1, max_channels: 2 };
 const SURROUND_AC3 = { codec: 'ac3', min_source_channels: 3, max_channels: 6 };
 /** What TVs show beside a DLNA video: SubRip, as a separate file (CaptionInfo.sec / a text/srt res). */
-const SRT_SUBTITLES = {
+const SRT_SUBTITLES: SubtitleSupport = {
   embedded: ['srt'],
   sidecar: ['srt'],
   styled_text: 'convert',
   artifact_text_format: null,
-} as const;
+};
 
 function audio(codec: string, maxChannels: number, containers?: string[]): AudioCodecRule {
   return { codec, max_channels: maxChannels, ...(containers === undefined ? {} : { containers }) };
