@@ -18,7 +18,7 @@ import { CHILD_KID, addPeople } from '../helpers/household.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { ADMIN, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, within } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 const Q = ['-hide_banner', '-loglevel', 'error', '-y'];
@@ -67,6 +67,29 @@ async function remuxers(): Promise<string[]> {
     stdout: '',
   }));
   return stdout.split('\n').filter((l) => l.trim() !== '');
+}
+
+/** HEVC + DTS in Matroska: HEVC copied for an LG, DTS converted: fMP4 HLS segments under the stream. */
+async function makeHevcDts(path: string): Promise<string> {
+  await run(fixtureFfmpeg, [
+    ...Q,
+    ...['-f', 'lavfi', '-i', 'testsrc=duration=6:size=320x240:rate=25'],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=6:sample_rate=48000'],
+    ...[
+      '-map',
+      '0:v',
+      '-map',
+      '1:a',
+      '-c:v',
+      'libx265',
+      '-preset',
+      'ultrafast',
+      '-x265-params',
+      'log-level=error:keyint=50',
+    ],
+    ...['-pix_fmt', 'yuv420p', '-c:a', 'dca', '-strict', '-2', '-ac', '2', path],
+  ]);
+  return path;
 }
 
 interface Probe {
@@ -140,6 +163,7 @@ describe('DLNA media: how each file plays on each TV', () => {
       dts6: await makeDts(join(media, 'Dts Surround (2005).mkv'), 2, 6),
       hevc: await makeFixture('hevc10_hdr10_ac3.mkv', join(media, 'Hevc (2006).mkv'), 2),
       garbage: await makeFixture('garbage.mkv', join(media, 'Broken (2007).mkv')),
+      hevcDts: await makeHevcDts(join(media, 'Hevc Dts (2008).mkv')),
     };
     await sharp({ create: { width: 600, height: 900, channels: 3, background: '#3366aa' } })
       .jpeg()
@@ -398,6 +422,39 @@ describe('DLNA media: how each file plays on each TV', () => {
       assert.ok(duration > 3 && duration < 9, `bounded duration ${duration}`);
     });
 
+    it('HEVC copied for an LG (fMP4 segments under it) arrives as HEVC in MPEG-TS, seekable by time', async () => {
+      assert.equal(
+        (await t.server.services.artifacts.needs(fileId('hevcDts'), tvProfileId('lg'))).decision.prediction,
+        'adaptive',
+      );
+      const u = (await resOf('hevcDts', 'lg', 'conversion')).url;
+      for (const [seek, from] of [
+        [null, 0],
+        ['npt=2.5-', 2.5],
+      ] as const) {
+        const res = await fetch(u, { headers: seek === null ? {} : { 'TimeSeekRange.dlna.org': seek } });
+        assert.equal(res.status, 200);
+        const path = await save(res, `hevc-${from}.ts`);
+        const kinds = ((await probe(path)).streams ?? [])
+          .map((s) => `${s.codec_type}:${s.codec_name}`)
+          .sort();
+        assert.deepEqual(kinds, ['audio:aac', 'video:hevc']);
+        for (const time of await firstTimes(path))
+          assert.ok(Math.abs(time - from) <= 4.1, `first time ${time}`);
+        const { stderr } = await run(fixtureFfmpeg, [
+          '-hide_banner',
+          '-v',
+          'error',
+          '-i',
+          path,
+          '-f',
+          'null',
+          '-',
+        ]);
+        assert.equal(stderr.trim(), '');
+      }
+    });
+
     it('malformed TimeSeekRange → 400, past the end → 416, ApiError JSON', async () => {
       const bad = await fetch(await url(), { headers: { 'TimeSeekRange.dlna.org': 'npt=soon-' } });
       assert.equal(bad.status, 400);
@@ -534,6 +591,21 @@ describe('DLNA media: how each file plays on each TV', () => {
         dlnaPerson = ADMIN;
         await t.api(`/api/movies/${movieId('mp4')}`, jsonBody('PATCH', { certification: null }));
       }
+    });
+  });
+
+  describe('closing', () => {
+    it('a closing server ends its conversion streams instead of waiting for the TV', async () => {
+      // Every segment of this film is on disk by now (the tests above read it whole): without the
+      // routes' preClose hook nothing would end this answer but the TV reading on.
+      const res = await fetch((await resOf('dts', 'samsung', 'conversion')).url);
+      const reader = res.body?.getReader();
+      assert.ok(reader);
+      await reader.read();
+      // The TV reads no more: only the close can end this answer.
+      await within(t.close(), 15_000, () => 'the server to close with a conversion stream open');
+      assert.equal(t.server.dlnaMedia.streaming(), 0);
+      await reader.cancel().catch(() => {});
     });
   });
 });
