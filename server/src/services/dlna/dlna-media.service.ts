@@ -28,7 +28,6 @@ import { type TvFamily, tvFamilyOf } from '../../domain/dlna/tv-family.ts';
 import { tvProfileId, tvProfiles } from '../../domain/dlna/tv-profiles.ts';
 import { planHls } from '../../domain/hls/hls-plan.ts';
 import { strongEtag } from '../../domain/http-range.ts';
-import type { SubtitleTrackSource } from '../../domain/subtitles/subtitle-track.ts';
 import { vttToSrt } from '../../domain/subtitles/srt.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { ListingViewer } from '../library/library.service.ts';
@@ -52,10 +51,10 @@ export interface DlnaMediaDeps {
   devices: Pick<DeviceProfileService, 'register' | 'resolve'>;
   /** The one decision engine: how a file plays on a profile. */
   decisions: Pick<ArtifactService, 'needs'>;
-  editions: Pick<PlaybackEditionPresenter, 'capabilitiesOf' | 'encoders'>;
+  /** The file's capabilities and subtitle tracks, read from the row the decision had (no query). */
+  editions: Pick<PlaybackEditionPresenter, 'capabilitiesOf' | 'encoders' | 'subtitleTracksOf'>;
   visibility: Pick<VisibilityService, 'canSee'>;
   paths: Pick<MediaPathService, 'openInsideRoot'>;
-  subtitleTracks: SubtitleTrackSource;
   subtitles: Pick<SubtitleVttService, 'vtt'>;
   /** The film's stored cover, as the artwork service serves it (its original size). */
   artwork: { image(movieId: number, kind: 'poster', width: undefined): Promise<{ file: CheckedFile }> };
@@ -165,7 +164,7 @@ export class DlnaMediaService implements DlnaMediaPort {
     if (resources.length === 0) {
       return { resources, captions: [], cannotPlay: cannotPlayReason(decision.incompatibility) };
     }
-    const texts = (await this.deps.subtitleTracks.tracks(fileId)).filter((t) => t.kind === 'text');
+    const texts = this.deps.editions.subtitleTracksOf(file).filter((t) => t.kind === 'text');
     const subtitleUrls = texts.map((t) =>
       this.url(client, { kind: 'subtitle', family, fileId, index: t.index }, token),
     );
@@ -251,8 +250,7 @@ export class DlnaMediaService implements DlnaMediaPort {
     const media = await this.deps.paths.openInsideRoot(file.root_path, file.relative_path);
     const container = caps?.container ?? '';
     const shape = caps === null ? null : fileShape(caps, decision.selectedAudioTrack);
-    const texts = (await this.deps.subtitleTracks.tracks(fileId)).filter((t) => t.kind === 'text');
-    const caption = texts[0];
+    const caption = this.deps.editions.subtitleTracksOf(file).find((t) => t.kind === 'text');
     return {
       file: media,
       etag: strongEtag(['dlna-f', file.id, media.sizeBytes, media.mtimeMs, file.fingerprint ?? '']),
