@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -476,6 +477,29 @@ describe('DLNA media: how each file plays on each TV', () => {
       assert.equal(ranged.status, 200);
       const info = await probe(await save(ranged, 'ranged.ts'));
       assert.deepEqual((info.streams ?? []).map((s) => s.codec_type).sort(), ['audio', 'video']);
+    });
+
+    it('an HTTP/1.0 TV (Samsung sends 1.0) gets a close-delimited stream, not chunks', async () => {
+      const u = new URL(await url());
+      const raw = await new Promise<Buffer>((resolve, reject) => {
+        const socket = connect(Number(u.port), u.hostname, () => {
+          socket.write(
+            `GET ${u.pathname}${u.search} HTTP/1.0\r\nHost: ${u.host}\r\nUser-Agent: ${UA.samsung}\r\n\r\n`,
+          );
+        });
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks)));
+        socket.on('error', reject);
+      });
+      const split = raw.indexOf('\r\n\r\n');
+      const head = raw.subarray(0, split).toString('latin1');
+      assert.match(head, /^HTTP\/1\.[01] 200 /);
+      assert.doesNotMatch(head, /transfer-encoding/i);
+      const body = raw.subarray(split + 4);
+      // MPEG-TS: 188-byte packets, each starting with the sync byte.
+      assert.ok(body.length > 188 * 100);
+      for (const at of [0, 188, 188 * 50]) assert.equal(body[at], 0x47);
     });
 
     it('a TV that goes away stops the stream and its ffmpeg', async () => {

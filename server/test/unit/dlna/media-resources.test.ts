@@ -8,6 +8,7 @@ import {
   fileShape,
 } from '../../../src/domain/dlna/media-resources.ts';
 import { progressiveRemuxArgs, segmentsForTimeRange } from '../../../src/domain/dlna/progressive-command.ts';
+import { redactUrl } from '../../../src/http/app.ts';
 import type { HlsPlan } from '../../../src/domain/hls/hls-plan.ts';
 import type { Capabilities } from '../../../src/domain/media/capabilities.ts';
 
@@ -132,6 +133,11 @@ describe('DLNA media resources', () => {
       assert.equal(cannotPlayReason({ type: 'audio', code: 'audio_codec_unsupported', detail }), words);
     }
     assert.equal(cannotPlayReason(null), 'not playable');
+  });
+
+  it('the request log never shows a media URL’s token', () => {
+    const path = dlnaMediaPath({ kind: 'file', family: 'lg', fileId: 7, extension: 'mkv' });
+    assert.equal(redactUrl(`${path}?token=v2.1.a-.1790000000.secret`), `${path}?token=[redacted]`);
   });
 
   it('media paths end with the extension renderers look at', () => {
