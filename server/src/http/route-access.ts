@@ -21,6 +21,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /stream/media_file/:id/hls/:rendition/index.m3u8': 'public',
   'GET /stream/media_file/:id/hls/:rendition/:segment': 'public',
   'GET /stream/media_file/:id/subtitles/:track': 'public',
+  // DLNA media (http/dlna/media.routes.ts): TVs have no credentials; each URL carries a token signed
+  // for the DLNA person, the file (or film) and the TV family, checked with the person's visibility on
+  // every request, and only LAN peers are answered.
+  'GET /dlna/media/:family/:fileId/:name': 'public',
+  'GET /dlna/media/:family/:fileId/conversion.ts': 'public',
+  'GET /dlna/media/:family/:fileId/subtitles/:name': 'public',
+  'GET /dlna/media/:family/art/:movieId/:name': 'public',
   // The Jellyfin facade's server rating and sign-in (http/jellyfin/; paths lower-cased on arrival).
   'GET /jellyfin/system/info/public': 'public',
   'POST /jellyfin/users/authenticatebyname': 'public',

@@ -53,8 +53,8 @@ class InTestMediaPort implements DlnaMediaPort {
     };
   }
 
-  albumArt(movieId: number, client: DlnaClient): { url: string; profile: 'JPEG_TN' } {
-    return { url: `${client.baseUrl}/dlna/media/art/${movieId}.jpg`, profile: 'JPEG_TN' };
+  albumArt(movieId: number, client: DlnaClient): Promise<{ url: string; profile: 'JPEG_TN' }> {
+    return Promise.resolve({ url: `${client.baseUrl}/dlna/media/art/${movieId}.jpg`, profile: 'JPEG_TN' });
   }
 }
 

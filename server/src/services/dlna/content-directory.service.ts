@@ -262,7 +262,7 @@ export class ContentDirectoryService implements DlnaServiceHandler {
       actors: film.actors,
       directors: film.directors,
       description: itemDescription(item),
-      albumArt: film.movieId === null ? null : this.deps.media.albumArt(film.movieId, client),
+      albumArt: film.movieId === null ? null : await this.deps.media.albumArt(film.movieId, client),
       resources: plays ? presentation.resources : [],
       captions: plays ? presentation.captions : [],
     };

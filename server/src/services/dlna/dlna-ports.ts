@@ -30,8 +30,14 @@ export interface DlnaFilePresentation {
 /** The media service, as the content directory uses it. */
 export interface DlnaMediaPort {
   presentFile(fileId: number, client: DlnaClient): Promise<DlnaFilePresentation>;
-  /** The film's cover for the TV (JPEG_TN, or JPEG_SM), null when it has none. */
-  albumArt(movieId: number, client: DlnaClient): { url: string; profile: 'JPEG_TN' | 'JPEG_SM' } | null;
+  /**
+   * The film's cover for the TV (JPEG_TN, or JPEG_SM), null when it has none. Asynchronous: whether a
+   * film has a cover (and its version, which is in the URL) is read from its artwork row.
+   */
+  albumArt(
+    movieId: number,
+    client: DlnaClient,
+  ): Promise<{ url: string; profile: 'JPEG_TN' | 'JPEG_SM' } | null>;
 }
 
 /** A control action's outcome: output arguments in the SCPD's order, or a UPnP fault. */

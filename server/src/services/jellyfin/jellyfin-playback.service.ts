@@ -12,7 +12,7 @@ import {
   subtitleFormatFor,
   trackOfStreamIndex,
 } from '../../domain/jellyfin/playback-info.ts';
-import { vttToSrt } from '../../domain/jellyfin/srt.ts';
+import { vttToSrt } from '../../domain/subtitles/srt.ts';
 import type { PlaybackDecision } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profile-types.ts';
 import { AppError, notFound } from '../../errors.ts';

@@ -23,6 +23,11 @@ export class DeviceProfileService {
    * kept in memory, the least recently used dropped past {@link ADOPTED_MAX}, never listed.
    */
   private readonly adopted = new Map<string, DeviceProfile>();
+  /**
+   * Profiles a facade defines for the devices it recognises (the DLNA TV families): resolvable by
+   * id like a built-in one, never listed, never dropped. A user profile of the same id wins.
+   */
+  private readonly facades = new Map<string, DeviceProfile>();
   readonly problems: string[] = [];
 
   constructor(userFiles: readonly DeviceProfileFile[] = []) {
@@ -67,7 +72,8 @@ export class DeviceProfileService {
    * content with a prefix of its own).
    */
   adopt(profile: DeviceProfile): void {
-    if (this.profiles.has(profile.id)) throw new Error(`device id ${profile.id} is taken`);
+    if (this.profiles.has(profile.id) || this.facades.has(profile.id))
+      throw new Error(`device id ${profile.id} is taken`);
     this.adopted.delete(profile.id);
     this.adopted.set(profile.id, profile);
     while (this.adopted.size > ADOPTED_MAX) {
@@ -77,11 +83,23 @@ export class DeviceProfileService {
     }
   }
 
+  /**
+   * Makes a facade's own profile resolvable by its id (see `facades`); false when a user profile
+   * file already defines that id (it is kept: the household knows its TV better).
+   */
+  register(profile: DeviceProfile): boolean {
+    if (this.profiles.has(profile.id)) return false;
+    this.facades.set(profile.id, profile);
+    return true;
+  }
+
   /** The profile for the `device` query value (`web` when absent), or 400 unknown_device. */
   resolve(device: string | undefined): DeviceProfile {
     const id = device === undefined || device === '' ? 'web' : device;
     const profile = this.profiles.get(id);
     if (profile !== undefined) return profile;
+    const facade = this.facades.get(id);
+    if (facade !== undefined) return facade;
     const adopted = this.adopted.get(id);
     if (adopted !== undefined) {
       // Recently used: kept longest.

@@ -1,3 +1,5 @@
+import type { HlsContainer } from '../../domain/hls/hls-plan.ts';
+import type { HlsSegment } from '../../domain/hls/segment-plan.ts';
 import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import { chooseSegmentSource } from '../../domain/playback/segment-source.ts';
 import { AppError } from '../../errors.ts';
@@ -41,6 +43,16 @@ export interface HlsDeps {
   slowWarningMs?: number;
   now?: () => number;
   log?: { warn(obj: unknown, msg: string): void };
+}
+
+/** A presentation as a reader of all of it sees it (the DLNA progressive stream). */
+export interface HlsLayout {
+  container: HlsContainer;
+  segments: readonly HlsSegment[];
+  /** Rendition ids: the video (`v`, null without video) and the default audio (`a<k>`, null without audio). */
+  video: string | null;
+  audio: string | null;
+  durationSeconds: number;
 }
 
 /** How long a request waits for its segment before 503 + Retry-After. */
@@ -150,6 +162,22 @@ export class HlsService {
     const s = await this.presentations.of(fileId, device, false, burn);
     this.presentations.touch(s);
     return s;
+  }
+
+  /**
+   * The presentation's segments, container and default renditions, planned as for the master
+   * playlist (nothing is converted): for a reader that joins the segments into one stream.
+   */
+  async layout(fileId: number, device: string): Promise<HlsLayout> {
+    const s = await this.touched(fileId, device, undefined);
+    const audio = s.plan.audio.find((a) => a.isDefault) ?? s.plan.audio[0];
+    return {
+      container: s.plan.container,
+      segments: s.segments,
+      video: s.renditions.includes('v') ? 'v' : null,
+      audio: audio === undefined ? null : `a${audio.track}`,
+      durationSeconds: s.caps.duration_seconds ?? 0,
+    };
   }
 
   // ------------------------------------------------------------------ segments

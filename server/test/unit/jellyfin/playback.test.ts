@@ -17,7 +17,7 @@ import {
   withDefaultAudio,
   withStartOffset,
 } from '../../../src/domain/jellyfin/playback-info.ts';
-import { vttToSrt } from '../../../src/domain/jellyfin/srt.ts';
+import { vttToSrt } from '../../../src/domain/subtitles/srt.ts';
 import { reasonFor } from '../../../src/domain/playback/codes.ts';
 import { validateDeviceProfile } from '../../../src/domain/playback/device-profiles.ts';
 import { audio, decide, file, h264, hevc10, subtitle, video } from '../playback/fixtures.ts';

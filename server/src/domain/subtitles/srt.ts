@@ -1,5 +1,6 @@
 /**
- * WebVTT → SubRip, for apps whose SubtitleProfiles ask for `srt` as an external file. reelshelf makes
+ * WebVTT → SubRip, for Jellyfin apps whose SubtitleProfiles ask for `srt` as an external file and for
+ * DLNA TVs (Samsung's CaptionInfo.sec, a `text/srt` res). reelshelf makes
  * every text track WebVTT (services/playback/subtitle-vtt.service.ts); SubRip is that text with cues
  * numbered, `,` before the milliseconds and no header, cue settings, NOTE, STYLE or REGION blocks.
  * Pure; cue text (tags like <i>) is kept, which SubRip players also read.
