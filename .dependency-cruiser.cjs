@@ -24,6 +24,8 @@ const CAPABILITIES = {
   playback: ['library', 'system', 'people'],
   // jellyfin: the Jellyfin-compatible facade's use cases, over the library and its people.
   jellyfin: ['library', 'playback', 'system', 'people'],
+  // dlna: the DLNA MediaServer (UPnP control, its person's view), over the same parts as jellyfin.
+  dlna: ['library', 'playback', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -157,6 +157,8 @@ export const UpnpError = {
   InvalidArgs: 402,
   ActionFailed: 501,
   NoSuchObject: 701,
+  /** ConnectionManager:1 §2.4.4: a ConnectionID that names no connection. */
+  InvalidConnectionReference: 706,
   CannotProcess: 720,
 } as const;
 export type UpnpErrorCode = (typeof UpnpError)[keyof typeof UpnpError];
@@ -166,6 +168,7 @@ const DESCRIPTIONS: Record<UpnpErrorCode, string> = {
   402: 'Invalid Args',
   501: 'Action Failed',
   701: 'No such object',
+  706: 'Invalid connection reference',
   720: 'Cannot process the request',
 };
 
