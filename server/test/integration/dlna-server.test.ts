@@ -50,7 +50,7 @@ function control(
   return fetch(`${server.url}/dlna/control/${service}`, {
     method: 'POST',
     headers: {
-      'content-type': init.contentType ?? 'text/xml; charset="utf-8"',
+      ...(init.contentType === '' ? {} : { 'content-type': init.contentType ?? 'text/xml; charset="utf-8"' }),
       soapaction: `"${serviceType}#${action}"`,
       'user-agent': SAMSUNG,
     },
@@ -296,6 +296,11 @@ describe('DLNA on, for a person created after the start', () => {
           { body: '{}', contentType: 'application/json' },
         ),
         '401',
+      ],
+      [
+        'text/plain (what fetch puts on a string): the envelope is judged',
+        control(server, 'ConnectionManager', CM, 'GetCurrentConnectionIDs', {}, { contentType: '' }),
+        'ok',
       ],
       [
         'application/xml is read too',
