@@ -414,4 +414,13 @@ describe('DLNA on, for a person created after the start', () => {
     assert.equal(status.person_found, true);
     assert.deepEqual(status.recent_tvs, [], 'recent TVs are kept in memory only');
   });
+
+  it('a person removed stops being the DLNA view at once', async () => {
+    const resolved = await server.server.services.dlna.identity.viewer();
+    assert.ok(resolved.viewer !== null, 'known (and kept in the people cache)');
+    const removed = await server.api(`/api/users/${resolved.viewer.userId}`, { method: 'DELETE' });
+    assert.equal(removed.status, 204);
+    assert.equal((await server.server.services.dlna.identity.viewer()).viewer, null);
+    assert.equal((await (await server.api('/api/dlna')).json()).person_found, false);
+  });
 });
