@@ -10,7 +10,7 @@ import { CONTRACT_VERSION, type DlnaStatusView } from '@reelshelf/contract';
 import { DLNA_ICON_SIZES, DLNA_ICON_TYPES, renderDeviceDescription } from '../../domain/dlna/description.ts';
 import { GENA_TIMEOUT_SECONDS, readGenaRequest } from '../../domain/dlna/gena.ts';
 import { isLanAddress } from '../../domain/dlna/lan-address.ts';
-import { DLNA_DESCRIPTION_PATH, DLNA_SERVICES, dlnaPaths } from '../../domain/dlna/paths.ts';
+import { DLNA_DESCRIPTION_PATH, DLNA_PREFIX, DLNA_SERVICES, dlnaPaths } from '../../domain/dlna/paths.ts';
 import { renderScpd } from '../../domain/dlna/scpd.ts';
 import { UpnpError } from '../../domain/dlna/soap.ts';
 import { AppError } from '../../errors.ts';
@@ -19,6 +19,7 @@ import {
   soapFault,
   type DlnaControlAnswer,
 } from '../../services/dlna/dlna-control.service.ts';
+import type { DlnaIdentity } from '../../services/dlna/dlna-identity.ts';
 import type { DlnaClient } from '../../services/dlna/dlna-ports.ts';
 import type { DlnaServices, DlnaStatus } from '../../services/dlna/dlna-services.ts';
 
@@ -28,9 +29,9 @@ export const DLNA_CONTROL_BODY_LIMIT = 64 * 1024;
 const XML_TYPE = 'text/xml; charset="utf-8"';
 /** UDA 1.0's SERVER header form: OS/version UPnP/1.0 product/version. */
 const SERVER_HEADER = `Node.js/${process.versions.node} UPnP/1.0 DLNADOC/1.50 reelshelf/${CONTRACT_VERSION}`;
-/** The control route's pattern (its errors are SOAP faults). */
-const CONTROL_ROUTE = `${dlnaPaths.control('ContentDirectory').replace(/ContentDirectory$/, '')}:service`;
-const EVENTS_ROUTE = `${dlnaPaths.events('ContentDirectory').replace(/ContentDirectory$/, '')}:service`;
+/** The routes of dlnaPaths.control(…) and dlnaPaths.events(…) (the control route's errors are SOAP faults). */
+const CONTROL_ROUTE = `${DLNA_PREFIX}/control/:service`;
+const EVENTS_ROUTE = `${DLNA_PREFIX}/events/:service`;
 /** A Host header as a URL authority: a name or IPv4 with a port, or a bracketed IPv6 with one. */
 const HOST_AUTHORITY = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -64,18 +65,29 @@ function sendControl(request: FastifyRequest, reply: FastifyReply, answer: DlnaC
   return sendXml(reply.header('ext', ''), answer.status, answer.body);
 }
 
+/**
+ * Who reaches /dlna at all: off, nothing under it exists (the 404 of any unknown route); on, only
+ * the LAN is answered (DLNA has no sign-in). The media routes under /dlna/media take the same hook.
+ */
+export function dlnaAccessHook(identity: Pick<DlnaIdentity, 'enabled'>) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> => {
+    // Returning the reply ends the request here (Fastify's async hooks).
+    if (!identity.enabled) {
+      reply.callNotFound();
+      return reply;
+    }
+    if (!isLanAddress(request.ip)) {
+      throw new AppError('forbidden', { message: 'Not available from this address.' });
+    }
+  };
+}
+
 export function registerDlnaRoutes(app: FastifyInstance, dlna: DlnaServices): void {
   app.addHttpMethod('SUBSCRIBE');
   app.addHttpMethod('UNSUBSCRIBE');
   registerDlnaAdminRoutes(app, dlna);
   app.register(async (scope) => {
-    // Off: nothing under /dlna exists. On: only the LAN is answered (DLNA has no sign-in).
-    scope.addHook('onRequest', async (request, reply) => {
-      if (!dlna.identity.enabled) return reply.callNotFound();
-      if (!isLanAddress(request.ip)) {
-        throw new AppError('forbidden', { message: 'Not available from this address.' });
-      }
-    });
+    scope.addHook('onRequest', dlnaAccessHook(dlna.identity));
     // TVs post SOAP as text/xml (some say application/xml, some send no type): every body is read as
     // text here, at most 64 KiB, and the control route judges the envelope.
     scope.removeAllContentTypeParsers();
@@ -88,6 +100,7 @@ export function registerDlnaRoutes(app: FastifyInstance, dlna: DlnaServices): vo
     scope.setErrorHandler((err, request, reply) => {
       if (err instanceof AppError || request.routeOptions.url !== CONTROL_ROUTE) throw err;
       const tooLarge = (err as { statusCode?: number }).statusCode === 413;
+      if (!tooLarge) request.log.warn({ err }, 'DLNA control request could not be read');
       return sendControl(
         request,
         reply,
@@ -130,7 +143,10 @@ export function registerDlnaRoutes(app: FastifyInstance, dlna: DlnaServices): vo
 
     scope.post<{ Params: { service: string } }>(CONTROL_ROUTE, plain, async (request, reply) => {
       const service = request.params.service;
-      if (!isDlnaServiceName(service)) return reply.callNotFound();
+      if (!isDlnaServiceName(service)) {
+        reply.callNotFound();
+        return reply;
+      }
       // UDA asks for text/xml; the envelope itself is judged, whatever type a TV put on it.
       const body = typeof request.body === 'string' ? request.body : '';
       const soapAction = request.headers.soapaction;
