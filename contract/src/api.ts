@@ -323,3 +323,29 @@ export interface ActivePlay {
   started_at: string;
   last_seen_at: string;
 }
+
+/** A TV that used the DLNA MediaServer lately (GET /api/dlna; kept in memory, at most 32). */
+export interface DlnaRecentTv {
+  address: string;
+  user_agent: string;
+  /** Sony's X-AV-Client-Info, when sent. */
+  av_client_info: string | null;
+  first_seen: string;
+  last_seen: string;
+  /** The last control action (`ContentDirectory#Browse`), or `<service>: malformed request`. */
+  last_action: string;
+}
+
+/** GET /api/dlna (admins): the DLNA MediaServer's state. */
+export interface DlnaStatusView {
+  enabled: boolean;
+  /** REELSHELF_DLNA's person, null when off. */
+  person: string | null;
+  /** Whether that person exists now; when false, TVs see an empty server. */
+  person_found: boolean;
+  /** What to do when the person is missing; null otherwise. */
+  hint: string | null;
+  friendly_name: string;
+  udn: string;
+  recent_tvs: DlnaRecentTv[];
+}

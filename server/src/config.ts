@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { normaliseAccelPrefix } from './domain/accel-redirect.ts';
+import { personName } from './domain/people/accounts.ts';
 import { CERTIFICATION_COUNTRIES } from './domain/people/ratings.ts';
 
 /** Runtime configuration, read once from the environment (see README "Configuration"). */
@@ -67,6 +68,14 @@ export interface Config {
   jellyfinPort: number | null;
   /** REELSHELF_JELLYFIN_DISCOVERY_PORT: UDP `who is JellyfinServer?` answers (Jellyfin's 7359); null = off. */
   jellyfinDiscoveryPort: number | null;
+  /**
+   * REELSHELF_DLNA: the household person whose view DLNA TVs get (their limit, resume points and
+   * history; DLNA has no sign-in); null = `off`. Only the name's form is checked here: a person not
+   * created yet does not stop the server (docs/dlna.md).
+   */
+  dlnaPerson: string | null;
+  /** REELSHELF_DLNA_NAME: the friendly name TVs list the server under. */
+  dlnaName: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -182,6 +191,35 @@ function certificationCountry(env: Env): string {
   return raw;
 }
 
+/** Longest friendly name: UPnP Device Architecture 1.0 §2.1 ("should be < 64 characters"). */
+export const DLNA_NAME_MAX_LENGTH = 64;
+
+/** REELSHELF_DLNA: `off` (default) or a person's name, written as people's names are (domain/people/accounts). */
+function dlnaPerson(env: Env): string | null {
+  const raw = optional(env, 'REELSHELF_DLNA');
+  if (raw === null || raw.toLowerCase() === 'off') return null;
+  const name = personName(raw);
+  if ('problem' in name) {
+    throw new ConfigError(
+      `REELSHELF_DLNA=${raw} is not valid: expected off, or the name of a household person (a name ${name.problem})`,
+    );
+  }
+  return name.name;
+}
+
+/** REELSHELF_DLNA_NAME: any text up to 64 characters, no control characters. */
+function dlnaName(env: Env): string {
+  const raw = optional(env, 'REELSHELF_DLNA_NAME')?.normalize('NFC') ?? null;
+  // The default takes the host name, which may itself be long: cut, never refused.
+  if (raw === null) return [...`reelshelf on ${hostname()}`].slice(0, DLNA_NAME_MAX_LENGTH).join('');
+  if ([...raw].length > DLNA_NAME_MAX_LENGTH || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new ConfigError(
+      `REELSHELF_DLNA_NAME=${raw.slice(0, 80)} is not valid: expected a name of at most ${DLNA_NAME_MAX_LENGTH} characters without control characters`,
+    );
+  }
+  return raw;
+}
+
 /**
  * Reads and validates the configuration.
  * @param env the environment (process.env in production, a literal in tests).
@@ -273,5 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMaxDays: integer(env, 'REELSHELF_SESSION_MAX_DAYS', 30, 1, 365),
     jellyfinPort,
     jellyfinDiscoveryPort: portOrOff(env, 'REELSHELF_JELLYFIN_DISCOVERY_PORT', 7359),
+    dlnaPerson: dlnaPerson(env),
+    dlnaName: dlnaName(env),
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from './adapters/clock.ts';
@@ -11,6 +12,7 @@ import { JELLYFIN_PREFIX } from './http/jellyfin/credentials.ts';
 import { createJellyfinPort, type JellyfinPortListener } from './http/jellyfin/jellyfin-port.ts';
 import { JellyfinDiscoverySocket, localAddresses } from './adapters/jellyfin-discovery.ts';
 import { discoveryAnswer, type DiscoveryTarget } from './domain/jellyfin/discovery.ts';
+import { isDlnaUdn } from './domain/dlna/description.ts';
 import { buildServices, type Services } from './services/index.ts';
 import { startFfmpegPipeline } from './adapters/ffmpeg.ts';
 import { registerDlnaMediaRoutes } from './http/dlna/media.routes.ts';
@@ -78,6 +80,8 @@ export async function createServer(
     playbackKey,
     adminToken: apiToken,
     jellyfinKey: secrets.getOrCreate('jellyfin-key').value,
+    // The MediaServer's UDN: TVs remember a server by it, so it outlives restarts and upgrades.
+    dlnaUdn: secrets.getOrCreateId('dlna-udn', () => `uuid:${randomUUID()}`, isDlnaUdn),
     afterStagingWrite: overrides.afterStagingWrite,
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),

@@ -15,6 +15,22 @@ export interface Secret {
 export class SecretStore {
   constructor(private readonly dataDir: string) {}
 
+  /**
+   * Reads the identifier `name` (the DLNA UDN), making it with `make` on first use or when the file
+   * holds something `valid` refuses (a hand-edited file): the same value across restarts.
+   */
+  getOrCreateId(name: string, make: () => string, valid: (value: string) => boolean): string {
+    mkdirSync(this.dataDir, { recursive: true });
+    const file = join(this.dataDir, name);
+    if (existsSync(file)) {
+      const value = readFileSync(file, 'utf8').trim();
+      if (valid(value)) return value;
+    }
+    const value = make();
+    writeFileSync(file, `${value}\n`, { mode: 0o600 });
+    return value;
+  }
+
   /** Reads the secret `name`, generating `bytes` random bytes (base64url) on first use. */
   getOrCreate(name: string, bytes = 32): Secret {
     mkdirSync(this.dataDir, { recursive: true });

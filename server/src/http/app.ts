@@ -29,6 +29,7 @@ import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
 import { registerJellyfinRoutes } from './jellyfin/jellyfin.routes.ts';
+import { registerDlnaRoutes } from './dlna/dlna.routes.ts';
 
 /** Time a client has to send its request headers (nginx's client_header_timeout). */
 export const HEADERS_TIMEOUT_MS = 60_000;
@@ -267,6 +268,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerBarcodeRoutes(api, services.barcodes);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
+    registerDlnaRoutes(api, services.dlna);
     registerPeopleRoutes(api, {
       users: services.users,
       sessions: services.sessions,

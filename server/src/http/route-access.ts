@@ -35,6 +35,20 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   // token the route checks it and the person's visibility itself (http/jellyfin/images.routes.ts).
   'GET /jellyfin/items/:itemid/images/:type': 'public',
   'GET /jellyfin/items/:itemid/images/:type/:index': 'public',
+  // The DLNA MediaServer (http/dlna/dlna.routes.ts): DLNA has no sign-in, so TVs send no credential;
+  // instead these answer LAN addresses only (domain/dlna/lan-address.ts) and serve only the view of
+  // the person REELSHELF_DLNA names. Off, they answer 404.
+  'GET /dlna/description.xml': 'public',
+  'GET /dlna/ContentDirectory.xml': 'public',
+  'GET /dlna/ConnectionManager.xml': 'public',
+  'GET /dlna/X_MS_MediaReceiverRegistrar.xml': 'public',
+  'GET /dlna/icon-48.png': 'public',
+  'GET /dlna/icon-48.jpg': 'public',
+  'GET /dlna/icon-120.png': 'public',
+  'GET /dlna/icon-120.jpg': 'public',
+  'POST /dlna/control/:service': 'public',
+  'SUBSCRIBE /dlna/events/:service': 'public',
+  'UNSUBSCRIBE /dlna/events/:service': 'public',
 
   // Any signed-in person.
   'POST /sign-out': 'signed-in',
@@ -174,6 +188,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /people/users/:id/sign-out': 'admin',
   'POST /people/keys': 'admin',
   'POST /people/keys/:id/revoke': 'admin',
+  // Whether DLNA is on, for whom, and which TVs asked lately.
+  'GET /api/dlna': 'admin',
   // What plays now, and stopping a play: admins only (listed to say so on purpose).
   'GET /api/sessions/active': 'admin',
   'DELETE /api/sessions/active/:id': 'admin',

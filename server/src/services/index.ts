@@ -47,16 +47,6 @@ import { JobService } from './system/job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
-import { JellyfinIds } from '../domain/jellyfin/ids.ts';
-import { ImageTags } from '../domain/jellyfin/image-tags.ts';
-import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
-import { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
-import { JellyfinCatalogue } from './jellyfin/jellyfin-catalogue.ts';
-import { JellyfinLibraryService, MOVIES_VIEW_ROW } from './jellyfin/jellyfin-library.service.ts';
-import { FavouriteRepository } from '../repositories/favourite.repository.ts';
-import { FavouriteService } from './library/favourite.service.ts';
-import { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
-import { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 import { ListingWriteObserver } from '../db/listing-writes.ts';
 import { PeopleWriteObserver } from '../db/people-writes.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
@@ -88,6 +78,15 @@ import { SignInGuard } from './people/sign-in-guard.ts';
 import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
 import { VisibilityRepository } from '../repositories/visibility.repository.ts';
+import { CONTRACT_VERSION } from '@reelshelf/contract';
+import { DlnaServices } from './dlna/dlna-services.ts';
+import { buildJellyfin } from './jellyfin/jellyfin-services.ts';
+import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
+import { FavouriteRepository } from '../repositories/favourite.repository.ts';
+import type { JellyfinLibraryService } from './jellyfin/jellyfin-library.service.ts';
+import type { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
+import type { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
+import type { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -143,6 +142,8 @@ export interface Services {
   jellyfinPlaystate: JellyfinPlaystateService;
   /** The Jellyfin facade's images by tag (docs/jellyfin.md "Images"), through the artwork service. */
   jellyfinImages: JellyfinImagesService;
+  /** The DLNA MediaServer (docs/dlna.md): identity, control, events, recent TVs. */
+  dlna: DlnaServices;
 }
 
 export interface ServiceDeps {
@@ -156,6 +157,8 @@ export interface ServiceDeps {
   adminToken: string;
   /** The data dir's secret behind the Jellyfin facade's ids and image tags (stable across restarts). */
   jellyfinKey: string;
+  /** The DLNA MediaServer's `uuid:…`, kept in the data dir. */
+  dlnaUdn: string;
   /** Test seam: a cheaper password hasher (production: Argon2id at OWASP's cost). */
   passwordHasher?: PasswordHasher;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
@@ -403,60 +406,37 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // A saved position moves the person's play (history, now playing) on.
   const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
-  const jellyfinIds = new JellyfinIds(deps.jellyfinKey);
-  const favourites = new FavouriteService(new FavouriteRepository(deps.db), visibility, deps.clock);
-  const jellyfinDevice = devices.resolve(undefined).id;
-  const jellyfinTags = new ImageTags(deps.jellyfinKey);
-  const jellyfin = new JellyfinLibraryService({
-    library,
-    // Kept per person and library generation: the apps' whole-library sync costs no presentation.
-    catalogue: new JellyfinCatalogue({
+  return {
+    dlna: new DlnaServices({
+      person: deps.config.dlnaPerson,
+      friendlyName: deps.config.dlnaName,
+      udn: deps.dlnaUdn,
+      people: authentication,
+      clock: deps.clock,
+      modelNumber: CONTRACT_VERSION,
+    }),
+    // The Jellyfin facade (docs/jellyfin.md) over the library, its people and the one decision engine.
+    ...buildJellyfin({
+      repositories: {
+        facts: new JellyfinFactsRepository(deps.db),
+        favourites: new FavouriteRepository(deps.db),
+        artworkRows: new ArtworkRepository(deps.db),
+      },
+      clock: deps.clock,
+      key: deps.jellyfinKey,
+      devices,
       library,
       generation,
       visibility,
-      facts: new JellyfinFactsRepository(deps.db),
-      favourites,
-      ids: jellyfinIds,
-      tags: jellyfinTags,
-      device: jellyfinDevice,
-      parentId: jellyfinIds.encode('folder', MOVIES_VIEW_ROW),
-    }),
-    movies,
-    visibility,
-    watch,
-    favourites,
-    ids: jellyfinIds,
-    device: jellyfinDevice,
-  });
-  const jellyfinPlayback = new JellyfinPlaybackService({
-    library: jellyfin,
-    ids: jellyfinIds,
-    devices,
-    decisions: artifacts,
-    editions,
-    visibility,
-    subtitles,
-  });
-  const jellyfinImages = new JellyfinImagesService({
-    ids: jellyfinIds,
-    tags: jellyfinTags,
-    artwork,
-    artworkRows: new ArtworkRepository(deps.db),
-    people: users,
-    visibility,
-  });
-  return {
-    jellyfin,
-    jellyfinPlayback,
-    jellyfinPlaystate: new JellyfinPlaystateService({
-      ids: jellyfinIds,
-      library,
-      visibility,
+      movies,
       watch,
+      artifacts,
+      editions,
+      subtitles,
+      artwork,
+      users,
       plays,
-      device: devices.resolve(undefined).id,
     }),
-    jellyfinImages,
     status,
     movies,
     library,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { hostname } from 'node:os';
+import { ConfigError, DLNA_NAME_MAX_LENGTH, loadConfig } from '../../src/config.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -31,6 +32,32 @@ describe('loadConfig', () => {
     assert.equal(d.jellyfinDiscoveryPort, 17359);
     // Both 0: two different free ports are bound.
     assert.equal(loadConfig({ REELSHELF_PORT: '0', REELSHELF_JELLYFIN_PORT: '0' }).jellyfinPort, 0);
+  });
+
+  it('reads DLNA: off by default, or a person; the friendly name defaults to the host', () => {
+    const off = loadConfig({});
+    assert.equal(off.dlnaPerson, null, 'DLNA is off unless a person is named');
+    assert.equal(off.dlnaName, `reelshelf on ${hostname()}`.slice(0, DLNA_NAME_MAX_LENGTH));
+    assert.equal(loadConfig({ REELSHELF_DLNA: 'OFF' }).dlnaPerson, null);
+    assert.equal(loadConfig({ REELSHELF_DLNA: '  Living Room ' }).dlnaPerson, 'Living Room');
+    // A person who does not exist yet is accepted here: the server starts, DLNA says why it lists nothing.
+    assert.equal(loadConfig({ REELSHELF_DLNA: 'nobody-yet' }).dlnaPerson, 'nobody-yet');
+    assert.equal(loadConfig({ REELSHELF_DLNA_NAME: 'Films ✓' }).dlnaName, 'Films ✓');
+    assert.equal(loadConfig({ REELSHELF_DLNA_NAME: 'x'.repeat(64) }).dlnaName.length, 64);
+  });
+
+  it('refuses a DLNA person or friendly name that cannot be one', () => {
+    const bad: [Record<string, string>, RegExp][] = [
+      [{ REELSHELF_DLNA: 'x'.repeat(65) }, /REELSHELF_DLNA=x+ is not valid: expected off, or the name/],
+      [{ REELSHELF_DLNA: 'a\u0007b' }, /REELSHELF_DLNA=.* control characters/],
+      [{ REELSHELF_DLNA_NAME: 'x'.repeat(65) }, /REELSHELF_DLNA_NAME=x+ is not valid: .*at most 64/],
+      [{ REELSHELF_DLNA_NAME: 'tab\there' }, /REELSHELF_DLNA_NAME=.*control characters/],
+    ];
+    for (const [env, message] of bad)
+      assert.throws(
+        () => loadConfig(env),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      );
   });
 
   it('reads the X-Accel-Redirect prefix with its trailing slash', () => {

@@ -98,6 +98,22 @@ describe('auth helpers', () => {
     assert.equal(routeAccess('GET', '/library'), 'read');
     assert.equal(routeAccess('POST', '/api/movies'), 'admin');
     assert.equal(routeAccess('GET', '/api/some-new-route'), 'admin');
+    // DLNA has no sign-in: its routes are public (and answer LAN addresses only); its status is the admins'.
+    for (const [method, url] of [
+      ['GET', '/dlna/description.xml'],
+      ['HEAD', '/dlna/description.xml'],
+      ['GET', '/dlna/ContentDirectory.xml'],
+      ['GET', '/dlna/ConnectionManager.xml'],
+      ['GET', '/dlna/X_MS_MediaReceiverRegistrar.xml'],
+      ['GET', '/dlna/icon-48.png'],
+      ['GET', '/dlna/icon-120.jpg'],
+      ['POST', '/dlna/control/:service'],
+      ['SUBSCRIBE', '/dlna/events/:service'],
+      ['UNSUBSCRIBE', '/dlna/events/:service'],
+    ])
+      assert.equal(routeAccess(method ?? '', url ?? ''), 'public', `${method} ${url}`);
+    assert.equal(routeAccess('GET', '/dlna/control/:service'), 'admin', 'only what is registered is opened');
+    assert.equal(routeAccess('GET', '/api/dlna'), 'admin');
   });
   it('redacts tokens and keys from logged URLs', () => {
     assert.equal(

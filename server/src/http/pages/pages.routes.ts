@@ -47,6 +47,7 @@ export type PageServices = Pick<
   | 'users'
   | 'sessions'
   | 'keys'
+  | 'dlna'
   | 'visibility'
   | 'watch'
   | 'plays'

@@ -7,6 +7,8 @@ import type { UserView } from '../../services/people/user.service.ts';
 import { principalOf } from '../principal.ts';
 import type { SessionCookies } from '../plugins/session.ts';
 import { type Html, html, raw } from './html.ts';
+import { dlnaSection } from './dlna.page.ts';
+import type { DlnaStatus } from '../../services/dlna/dlna-services.ts';
 
 /** What the people pages need of the page renderer (Pages in pages.routes.ts). */
 export interface PageRenderer {
@@ -18,7 +20,7 @@ export interface PageRenderer {
   csrf(request: FastifyRequest): string;
 }
 
-type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys'>;
+type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys' | 'dlna'>;
 
 function field(body: unknown, name: string): string {
   if (typeof body !== 'object' || body === null) return '';
@@ -97,9 +99,10 @@ interface PeoplePageData {
   error: string | null;
   created: CreatedKey | null;
   notice: string | null;
+  dlna: DlnaStatus;
 }
 
-/** The admin's page: people (add, change, remove, sign out everywhere) and keys (create, revoke). */
+/** The admin's page: people (add, change, remove, sign out everywhere), keys (create, revoke), DLNA. */
 function peoplePage(d: PeoplePageData): Html {
   return html`<h1>People</h1>
     ${d.error === null ? null : html`<p class="error" role="alert">${d.error}</p>`}
@@ -258,7 +261,8 @@ function peoplePage(d: PeoplePageData): Html {
         </select>
       </div>
       <button type="submit">Create key</button>
-    </form>`;
+    </form>
+    ${dlnaSection(d.dlna)}`;
 }
 
 /** /who (any signed-in person) and /people (admins), as plain forms with the session's CSRF field. */
@@ -322,6 +326,7 @@ export function registerPeoplePages(
         error: extra.error ?? null,
         created: extra.created ?? null,
         notice: extra.notice ?? null,
+        dlna: await services.dlna.status(),
       }),
     });
   };

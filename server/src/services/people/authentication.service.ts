@@ -1,4 +1,5 @@
 import { isKeyScope } from '../../domain/people/access.ts';
+import { nameKey } from '../../domain/people/accounts.ts';
 import type { Credential, Principal } from '../../domain/people/principal.ts';
 import type { UserRepository, UserRow } from '../../repositories/user.repository.ts';
 import type { ApiKeyService } from './api-key.service.ts';
@@ -13,7 +14,7 @@ export { limitOf, principalFromUser } from './principals.ts';
 /** Turns bearer credentials into the person behind them: the admin token or a key. */
 export class AuthenticationService {
   constructor(
-    private readonly users: Pick<UserRepository, 'firstAdmin' | 'getById'>,
+    private readonly users: Pick<UserRepository, 'firstAdmin' | 'getById' | 'getByNameKey'>,
     private readonly keys: Pick<ApiKeyService, 'authenticate' | 'isLive' | 'holdsFor'> | null = null,
     private readonly guard: Pick<SignInGuard, 'check' | 'failed'> | null = null,
     private readonly adminToken: string | null = null,
@@ -53,6 +54,16 @@ export class AuthenticationService {
    */
   userLimit(userId: number): Promise<UserRow | undefined> {
     return this.cache.user(userId, () => this.users.getById(userId));
+  }
+
+  /**
+   * The person of that name (any case, as sign-in reads it) from memory once known: DLNA resolves
+   * its person (REELSHELF_DLNA) on every control request, so a person created, renamed or removed
+   * is seen on the next one, with no restart (PeopleCache).
+   */
+  personNamed(name: string): Promise<UserRow | undefined> {
+    const key = nameKey(name);
+    return this.cache.userByNameKey(key, () => this.users.getByNameKey(key));
   }
 
   /**

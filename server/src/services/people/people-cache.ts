@@ -34,6 +34,8 @@ export class PeopleCache {
   private readonly keysByHash = new Map<string, ApiKeyRow>();
   private readonly keysById = new Map<number, ApiKeyRow>();
   private readonly users = new Map<number, UserRow>();
+  /** People by folded name (domain/people/accounts nameKey): the DLNA person is named in the config. */
+  private readonly usersByKey = new Map<string, UserRow>();
   private firstAdminRow: UserRow | null = null;
   /** Moves on every forget: a read that started before it is not kept. */
   private epoch = 0;
@@ -72,7 +74,7 @@ export class PeopleCache {
   }
 
   private size(): number {
-    return this.sessionsById.size + this.keysById.size + this.users.size;
+    return this.sessionsById.size + this.keysById.size + this.users.size + this.usersByKey.size;
   }
 
   async sessionByHash(
@@ -116,6 +118,12 @@ export class PeopleCache {
     return this.load(this.users.get(id), read, (row) => this.users.set(row.id, row));
   }
 
+  /** A person by folded name; an unknown name is read again each time (a person may be created any moment). */
+  async userByNameKey(key: string, read: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
+    this.fresh();
+    return this.load(this.usersByKey.get(key), read, (row) => this.usersByKey.set(key, row));
+  }
+
   /** The first admin (the admin token's person). */
   async firstAdmin(read: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
     this.fresh();
@@ -156,6 +164,7 @@ export class PeopleCache {
     this.keysByHash.clear();
     this.keysById.clear();
     this.users.clear();
+    this.usersByKey.clear();
     this.firstAdminRow = null;
   }
 }

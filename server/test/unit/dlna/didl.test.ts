@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DIDL_NAMESPACES, renderDidl, type DidlMovie } from '../../../src/domain/dlna/didl.ts';
-import { readXml, type XmlElement } from '../../../src/domain/dlna/xml-reader.ts';
+import { readXml, type XmlElement } from '../../../src/domain/dlna/soap.ts';
 
 const DIDL_NS = DIDL_NAMESPACES.xmlns;
 const UPNP_NS = DIDL_NAMESPACES['xmlns:upnp'];

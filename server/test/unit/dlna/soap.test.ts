@@ -8,7 +8,7 @@ import {
   requireArguments,
   UpnpError,
 } from '../../../src/domain/dlna/soap.ts';
-import { readXml } from '../../../src/domain/dlna/xml-reader.ts';
+import { readXml } from '../../../src/domain/dlna/soap.ts';
 
 const CDS = 'urn:schemas-upnp-org:service:ContentDirectory:1';
 const envelope = (inner: string, prefix = 's'): string =>
@@ -114,6 +114,25 @@ describe('readSoapRequest: malformed → typed error, never a throw', () => {
     ],
     ['header malformed', browse, 'Browse', 401],
     ['content after root', browse + '<x/>', undefined, 401],
+    ['text after root', browse + 'tail', undefined, 401],
+    [
+      'internal entities ("billion laughs")',
+      `<?xml version="1.0"?><!DOCTYPE s:Envelope [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>${browse.replace('<ObjectID>0', '<ObjectID>&b;')}`,
+      undefined,
+      401,
+    ],
+    [
+      'NUL character reference',
+      envelope(`<u:Browse xmlns:u="${CDS}"><ObjectID>&#0;</ObjectID></u:Browse>`),
+      undefined,
+      401,
+    ],
+    [
+      'HTML entity',
+      envelope(`<u:Browse xmlns:u="${CDS}"><ObjectID>&nbsp;</ObjectID></u:Browse>`),
+      undefined,
+      401,
+    ],
     [
       'too deep',
       envelope(`<u:Browse xmlns:u="${CDS}">${'<a>'.repeat(40)}${'</a>'.repeat(40)}</u:Browse>`),
