@@ -19,6 +19,7 @@ export async function benchAnalysis(): Promise<void> {
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
     }),
   );
   try {

@@ -45,6 +45,7 @@ export async function benchImport(): Promise<void> {
     REELSHELF_LOG_LEVEL: 'warn',
     REELSHELF_JELLYFIN_PORT: 'off',
     REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    REELSHELF_DLNA_SSDP_PORT: 'off',
   });
   const server = await createServer(config);
   try {

@@ -50,6 +50,7 @@ async function benchScale(movies: number): Promise<void> {
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
     });
     const opened = await openDatabase(config.databaseUrl);
     await seedMoviesWithCopies(opened.db, movies);

@@ -62,6 +62,7 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
     });
     const seedStart = performance.now();
     const opened = await openDatabase(config.databaseUrl);

@@ -209,6 +209,7 @@ export async function withLibrary<T>(
         REELSHELF_HOST: '127.0.0.1',
         REELSHELF_JELLYFIN_PORT: 'off',
         REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+        REELSHELF_DLNA_SSDP_PORT: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so its ffmpeg runs go with it.

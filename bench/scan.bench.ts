@@ -31,6 +31,7 @@ async function timeScans(count: number, env: Record<string, string>): Promise<Sc
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
       REELSHELF_WATCH: 'off',
       ...env,
     }),

@@ -76,6 +76,12 @@ export interface Config {
   dlnaPerson: string | null;
   /** REELSHELF_DLNA_NAME: the friendly name TVs list the server under. */
   dlnaName: string;
+  /**
+   * REELSHELF_DLNA_SSDP_PORT: SSDP (announcing and answering searches on UDP 1900, the only port TVs
+   * use) while DLNA is on; null = `off` (TVs then find the server only by its description URL).
+   * Tests keep it off: SSDP multicasts, and a test multicasts only inside its own network namespace.
+   */
+  dlnaSsdpPort: number | null;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -313,5 +319,6 @@ export function loadConfig(env: Env = process.env): Config {
     jellyfinDiscoveryPort: portOrOff(env, 'REELSHELF_JELLYFIN_DISCOVERY_PORT', 7359),
     dlnaPerson: dlnaPerson(env),
     dlnaName: dlnaName(env),
+    dlnaSsdpPort: portOrOff(env, 'REELSHELF_DLNA_SSDP_PORT', 1900),
   };
 }

@@ -13,14 +13,13 @@ import { createJellyfinPort, type JellyfinPortListener } from './http/jellyfin/j
 import { JellyfinDiscoverySocket, localAddresses } from './adapters/jellyfin-discovery.ts';
 import { discoveryAnswer, type DiscoveryTarget } from './domain/jellyfin/discovery.ts';
 import { isDlnaUdn } from './domain/dlna/description.ts';
+import { isLoopbackHost } from './domain/dlna/lan-address.ts';
+import { readIpv4Interfaces } from './adapters/ssdp-socket.ts';
+import { createSsdpService, type SsdpService } from './services/dlna/ssdp.service.ts';
+import { CONTRACT_VERSION } from '@reelshelf/contract';
 import { buildServices, type Services } from './services/index.ts';
-import { startFfmpegPipeline } from './adapters/ffmpeg.ts';
 import { registerDlnaMediaRoutes } from './http/dlna/media.routes.ts';
-import { ArtworkRepository } from './repositories/artwork.repository.ts';
-import { FileSystemAdapter } from './adapters/file-system.ts';
-import { MediaPathService } from './services/library/media-path.service.ts';
 import type { DlnaMediaService, DlnaViewerSource } from './services/dlna/dlna-media.service.ts';
-import { buildDlnaMedia, NO_DLNA_PERSON } from './services/dlna/dlna-media.wiring.ts';
 import type { ScanDeps } from './services/scan/scan.service.ts';
 
 export interface ReelshelfServer {
@@ -83,6 +82,7 @@ export async function createServer(
     // The MediaServer's UDN: TVs remember a server by it, so it outlives restarts and upgrades.
     dlnaUdn: secrets.getOrCreateId('dlna-udn', () => `uuid:${randomUUID()}`, isDlnaUdn),
     afterStagingWrite: overrides.afterStagingWrite,
+    ...(overrides.dlnaViewer === undefined ? {} : { dlnaViewer: overrides.dlnaViewer }),
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
   });
@@ -99,30 +99,12 @@ export async function createServer(
     sessionMaxDays: config.sessionMaxDays,
     ...(overrides.httpTimeouts === undefined ? {} : { timeouts: overrides.httpTimeouts }),
   });
-  // DLNA media, over the playback services (its profiles join the device registry here).
-  const dlnaMedia = buildDlnaMedia(
-    {
-      ...services,
-      decisions: services.artifacts,
-      artworkState: new ArtworkRepository(database.db),
-      // The one library path rule, as services/index.ts builds it (stateless).
-      paths: new MediaPathService(new FileSystemAdapter(), {
-        followSymlinks: config.followSymlinks,
-        dataDir: config.dataDir,
-      }),
-    },
-    {
-      playbackKey,
-      clock: overrides.clock ?? systemClock,
-      ffmpeg: (args, inputs) => startFfmpegPipeline(tools.ffmpeg.path, args, inputs),
-      viewer: overrides.dlnaViewer ?? NO_DLNA_PERSON,
-      log: app.log,
-    },
-  );
+  const dlnaMedia = services.dlna.media;
   app.register(async (dlna) => registerDlnaMediaRoutes(dlna, dlnaMedia));
   const jellyfin: ReelshelfServer['jellyfin'] = { url: null, discoveryPort: null, warnings: [] };
   let jellyfinPort: JellyfinPortListener | null = null;
   let discovery: JellyfinDiscoverySocket | null = null;
+  let ssdp: SsdpService | null = null;
   /** A port in use (say a real Jellyfin on 8096) leaves that part off, with a warning, not the server down. */
   const cannotBind = (variable: string, port: number, err: unknown, consequence: string): void => {
     const code = (err as { code?: string }).code ?? String(err);
@@ -182,6 +164,30 @@ export async function createServer(
           );
         }
       }
+      if (config.dlnaPerson !== null && config.dlnaSsdpPort !== null) {
+        const ssdpService = createSsdpService({
+          udn: services.dlna.identity.udn,
+          httpPort: (app.server.address() as AddressInfo).port,
+          version: CONTRACT_VERSION,
+          log: app.log,
+          port: config.dlnaSsdpPort,
+          // A server bound to loopback announces only loopback (no LOCATION TVs could not reach).
+          ...(isLoopbackHost(config.host)
+            ? { interfaces: () => readIpv4Interfaces().filter((i) => i.internal) }
+            : {}),
+        });
+        try {
+          await ssdpService.start();
+          ssdp = ssdpService;
+        } catch (err) {
+          cannotBind(
+            'REELSHELF_DLNA_SSDP_PORT',
+            config.dlnaSsdpPort,
+            err,
+            'TVs will not find this server by themselves',
+          );
+        }
+      }
       // The roots are watched (and rescanned periodically) by a serving process, not by the CLI; the
       // watchers are armed in the background.
       void services.rootWatch.start(app.log);
@@ -193,6 +199,8 @@ export async function createServer(
         // Conversion runs stop first, so requests waiting for their segments end before the server does.
         await services.hls.close();
         await discovery?.close();
+        // ssdp:byebye while the description is still served.
+        await ssdp?.stop();
         await Promise.all([app.close(), jellyfinPort?.close()]);
         await services.jobs.close();
         // Uses of sessions and keys are written after their requests answered: written before closing.

@@ -79,7 +79,7 @@ import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
 import { VisibilityRepository } from '../repositories/visibility.repository.ts';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
-import { DlnaServices } from './dlna/dlna-services.ts';
+import { buildDlna, type DlnaServices, type DlnaViewerSource } from './dlna/dlna-wiring.ts';
 import { buildJellyfin } from './jellyfin/jellyfin-services.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
 import { FavouriteRepository } from '../repositories/favourite.repository.ts';
@@ -159,6 +159,8 @@ export interface ServiceDeps {
   jellyfinKey: string;
   /** The DLNA MediaServer's `uuid:…`, kept in the data dir. */
   dlnaUdn: string;
+  /** Test seam: the DLNA person without REELSHELF_DLNA (see ServerOverrides.dlnaViewer). */
+  dlnaViewer?: DlnaViewerSource;
   /** Test seam: a cheaper password hasher (production: Argon2id at OWASP's cost). */
   passwordHasher?: PasswordHasher;
   /** Test seam: a pause point in scans (see ScanDeps.afterStagingWrite); production passes none. */
@@ -407,13 +409,30 @@ export function buildServices(deps: ServiceDeps): Services {
   // A saved position moves the person's play (history, now playing) on.
   const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
   return {
-    dlna: new DlnaServices({
-      person: deps.config.dlnaPerson,
-      friendlyName: deps.config.dlnaName,
+    // The DLNA MediaServer (docs/dlna.md): its person's view, through the one decision engine.
+    dlna: buildDlna({
+      config: deps.config,
       udn: deps.dlnaUdn,
+      version: CONTRACT_VERSION,
       people: authentication,
       clock: deps.clock,
-      modelNumber: CONTRACT_VERSION,
+      playbackKey: deps.playbackKey,
+      ffmpegPath: deps.tools.ffmpeg.path,
+      repositories: { artwork: new ArtworkRepository(deps.db), facts: new JellyfinFactsRepository(deps.db) },
+      services: {
+        devices,
+        artifacts,
+        editions,
+        visibility,
+        paths,
+        subtitles,
+        artwork,
+        hls,
+        library,
+        watch,
+        generation,
+      },
+      viewer: deps.dlnaViewer,
     }),
     // The Jellyfin facade (docs/jellyfin.md) over the library, its people and the one decision engine.
     ...buildJellyfin({

@@ -40,6 +40,8 @@ export async function startServerProcess(
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      // SSDP multicasts: only ever inside a test's own network namespace (helpers/netns.ts).
+      REELSHELF_DLNA_SSDP_PORT: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -32,6 +32,8 @@ export async function startTestServer(
     // Never Jellyfin's real ports in tests: a test that needs them asks for port 0.
     REELSHELF_JELLYFIN_PORT: 'off',
     REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    // SSDP multicasts: only ever inside a test's own network namespace (helpers/netns.ts).
+    REELSHELF_DLNA_SSDP_PORT: 'off',
     ...env,
     REELSHELF_DATA_DIR: dataDir,
   });

@@ -90,6 +90,7 @@ describe('a fresh machine: no ffmpeg/ffprobe on the PATH', () => {
       REELSHELF_PORT: '0',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
       REELSHELF_API_TOKEN: TOKEN,
       REELSHELF_LOG_LEVEL: 'warn',
     };

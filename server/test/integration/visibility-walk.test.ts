@@ -127,6 +127,7 @@ describe('visibility: a child walks every route', () => {
       // The facade at the root of its own port is walked too (a free port; never Jellyfin's 8096).
       REELSHELF_JELLYFIN_PORT: '0',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_DLNA_SSDP_PORT: 'off',
       // DLNA on for the child: its public /dlna routes (description, SCPDs, icons, control, GENA)
       // answer the walk from loopback, a LAN address, and must not tell of a hidden film either.
       REELSHELF_DLNA: 'Kid',

@@ -41,3 +41,9 @@ export function isLanAddress(address: string): boolean {
   if (isIPv6(bare)) return LAN.check(bare, 'ipv6');
   return false;
 }
+
+/** Whether a listen host (REELSHELF_HOST) is loopback only: then SSDP announces nothing else. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'));
+}

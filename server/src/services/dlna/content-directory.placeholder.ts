@@ -1,8 +1,7 @@
 /**
- * REPLACED AT MERGE: the ContentDirectory handler until the dlna-tree branch's
- * ContentDirectoryService (services/dlna/content-directory.service.ts) is wired in its place in
- * dlna-services.ts. Every action fails with UPnP 501 "Action Failed", so a TV browsing a build
- * without the tree is told so instead of being shown an empty library.
+ * The ContentDirectory handler of DlnaServices built without one (the control route's own tests;
+ * the server always has the real one: dlna-wiring.ts). Every action fails with UPnP 501 "Action
+ * Failed", so such a build tells a TV so instead of showing it an empty library.
  */
 import { UpnpError } from '../../domain/dlna/soap.ts';
 import type { DlnaActionOutcome, DlnaServiceHandler } from './dlna-ports.ts';

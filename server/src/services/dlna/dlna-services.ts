@@ -9,6 +9,7 @@ import { ConnectionManagerService } from './connection-manager.service.ts';
 import { contentDirectoryPlaceholder } from './content-directory.placeholder.ts';
 import { DlnaControlService } from './dlna-control.service.ts';
 import { DlnaIcons } from './dlna-icons.ts';
+import type { DlnaMediaService } from './dlna-media.service.ts';
 import { DlnaIdentity, type DlnaPeople } from './dlna-identity.ts';
 import type { DlnaServiceHandler } from './dlna-ports.ts';
 import { EventSubscriptions } from './event-subscriptions.ts';
@@ -37,8 +38,10 @@ export interface DlnaDeps {
   clock: Clock;
   /** reelshelf's version, the description's modelNumber. */
   modelNumber: string;
-  /** The ContentDirectory handler; none = the placeholder until the tree is merged. */
+  /** The ContentDirectory handler over the DLNA person's view; none = every action 501 (tests of the control route). */
   contentDirectory?: (identity: DlnaIdentity) => DlnaServiceHandler;
+  /** How files play on TVs and the /dlna/media answers (services/dlna/dlna-wiring.ts builds it). */
+  media: DlnaMediaService;
 }
 
 export class DlnaServices {
@@ -48,8 +51,10 @@ export class DlnaServices {
   readonly icons = new DlnaIcons();
   readonly recentTvs: RecentTvs;
   readonly modelNumber: string;
+  readonly media: DlnaMediaService;
 
   constructor(deps: DlnaDeps) {
+    this.media = deps.media;
     this.identity = new DlnaIdentity(deps);
     this.recentTvs = new RecentTvs(deps.clock);
     this.subscriptions = new EventSubscriptions(deps.clock);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLanAddress } from '../../../src/domain/dlna/lan-address.ts';
+import { isLanAddress, isLoopbackHost } from '../../../src/domain/dlna/lan-address.ts';
 
 describe('isLanAddress: who DLNA answers', () => {
   const cases: [string, boolean][] = [
@@ -40,5 +40,22 @@ describe('isLanAddress: who DLNA answers', () => {
   ];
   for (const [address, expected] of cases) {
     it(`${JSON.stringify(address)} → ${expected}`, () => assert.equal(isLanAddress(address), expected));
+  }
+});
+
+describe('isLoopbackHost: a server SSDP announces only on loopback', () => {
+  const cases: [string, boolean][] = [
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['localhost', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.10', false],
+    ['', false],
+  ];
+  for (const [host, expected] of cases) {
+    it(`${JSON.stringify(host)} → ${expected}`, () => assert.equal(isLoopbackHost(host), expected));
   }
 });
