@@ -161,10 +161,31 @@ export function parseDidl(source: string): DidlObject[] {
       })),
     };
   };
-  return [
+  const objects = [
     ...nodes(didl.container).map((entry) => read('container', entry)),
     ...nodes(didl.item).map((entry) => read('item', entry)),
   ];
+  // The grouped parse puts every container before every item; a listing mixes them (a film with
+  // editions is a container among items), so the document's own order is read back too.
+  const position = new Map(documentOrder(source).map((id, index) => [id, index]));
+  return objects.sort((a, b) => (position.get(a.id) ?? 0) - (position.get(b.id) ?? 0));
+}
+
+const orderedXml = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
+});
+
+/** The ids of DIDL-Lite's children in document order. */
+function documentOrder(source: string): string[] {
+  const top = orderedXml.parse(source) as XmlNode[];
+  const didl = top.find((entry) => 'DIDL-Lite' in entry);
+  const children = Array.isArray(didl?.['DIDL-Lite']) ? (didl['DIDL-Lite'] as XmlNode[]) : [];
+  return children
+    .filter((child) => 'container' in child || 'item' in child)
+    .map((child) => String(node(child[':@'])['@_id'] ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,7 +48,8 @@ export const REELSHELF_FILMS: Record<string, number> = {
   Brazil: 1,
   Casablanca: 1,
   Dune: 1,
-  Fargo: 2,
+  // A film with several files is a container of its editions, each titled "<film> — <edition label>".
+  'Fargo — 240p': 2,
   Gladiator: 1,
   'Razorwire Nocturne': 1,
 };

@@ -247,10 +247,21 @@ describe('DLNA on, for a person created after the start', () => {
     );
   });
 
-  it('ContentDirectory (until the tree merges): every action is fault 501, never an empty library', async () => {
-    assert.deepEqual(await soapOf(await control(server, 'ContentDirectory', CDS, 'GetSystemUpdateID')), {
-      fault: '501',
-    });
+  it('ContentDirectory is the content directory over the DLNA person (services/dlna/dlna-wiring.ts)', async () => {
+    const id = await soapOf(await control(server, 'ContentDirectory', CDS, 'GetSystemUpdateID'));
+    assert.match(id.Id ?? '', /^\d+$/);
+    const root = await soapOf(
+      await control(server, 'ContentDirectory', CDS, 'Browse', {
+        ObjectID: '0',
+        BrowseFlag: 'BrowseMetadata',
+        Filter: '*',
+        StartingIndex: '0',
+        RequestedCount: '0',
+        SortCriteria: '',
+      }),
+    );
+    assert.equal(root.NumberReturned, '1');
+    assert.match(root.Result ?? '', /<container id="0" parentID="-1"/);
   });
 
   it('bad control requests are SOAP faults: unknown action, missing argument, malformed, DOCTYPE, oversize, not XML', async () => {
