@@ -30,6 +30,7 @@ import { planHls } from '../../domain/hls/hls-plan.ts';
 import { strongEtag } from '../../domain/http-range.ts';
 import { vttToSrt } from '../../domain/subtitles/srt.ts';
 import { AppError, notFound } from '../../errors.ts';
+import type { LibraryGeneration } from '../library/library-generation.ts';
 import type { ListingViewer } from '../library/library.service.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
@@ -62,6 +63,8 @@ export interface DlnaMediaDeps {
   artworkState: { get(movieId: number): Promise<ArtworkState | undefined> };
   tokens: DlnaTokens;
   conversions: ProgressiveConversions;
+  /** The library's version: a kept offer lasts while it stands (an analysis or rescan moves it). */
+  generation: Pick<LibraryGeneration, 'current'>;
 }
 
 /** A file to send, with what the DLNA headers of its answer say. */
@@ -84,6 +87,16 @@ export interface DlnaServedBytes {
   contentFeatures: string | null;
 }
 
+/** How a file is offered to a TV family, before tokens and URLs (kept per library generation). */
+interface Offer {
+  resources: (Omit<DidlResource, 'url'> & { target: DlnaMediaTarget })[];
+  subtitles: DlnaMediaTarget[];
+  cannotPlay: string | null;
+}
+
+/** Offers kept at once (a file × a family each; a few hundred bytes each). */
+const MAX_OFFERS = 50_000;
+
 /** Resized covers kept in memory: ~5 KB (TN) to ~40 KB (SM) each. */
 const ART_CACHE_BYTES = 16 * 1024 * 1024;
 /** SubRip with a byte-order mark: Samsung and LG TVs take SRT without one for Latin-1. */
@@ -98,6 +111,8 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * to the DLNA person, the file and the family; every request checks the person may still see it.
  */
 export class DlnaMediaService implements DlnaMediaPort {
+  private readonly offers = new Map<string, Offer>();
+  private offersStamp = '';
   private readonly art = new Map<string, Buffer>();
   private artBytes = 0;
 
@@ -119,21 +134,53 @@ export class DlnaMediaService implements DlnaMediaPort {
     const viewer = await this.deps.viewer.viewer();
     if (viewer === null) return { resources: [], captions: [], cannotPlay: 'DLNA is off' };
     const family = this.familyOf(client);
+    const offer = await this.offerOf(fileId, family);
+    if (offer.cannotPlay !== null) return { resources: [], captions: [], cannotPlay: offer.cannotPlay };
+    const token = this.deps.tokens.sign('media', fileId, family, viewer);
+    const resources: DidlResource[] = offer.resources.map(({ target, ...res }) => ({
+      ...res,
+      url: this.url(client, target, token),
+    }));
+    const subtitleUrls = offer.subtitles.map((target) => this.url(client, target, token));
+    for (const url of subtitleUrls) resources.push({ url, protocolInfo: SRT_PROTOCOL_INFO });
+    const first = subtitleUrls[0];
+    // sec:CaptionInfoEx is Samsung's; other TVs take the text/srt res.
+    const captions =
+      family === 'samsung' && first !== undefined ? [{ url: first, type: 'srt' as const }] : [];
+    return { resources, captions, cannotPlay: null };
+  }
+
+  /**
+   * How a file is offered to a family, without URLs: decided once per library generation (a Browse
+   * of 100 items would otherwise read and decide 100 files; the tokens and URLs are made per answer).
+   */
+  private async offerOf(fileId: number, family: TvFamily): Promise<Offer> {
+    const version = this.deps.generation.current();
+    const stamp = `${version.boot}/${version.generation}`;
+    if (stamp !== this.offersStamp) {
+      this.offers.clear();
+      this.offersStamp = stamp;
+    }
+    const key = `${fileId}/${family}`;
+    const kept = this.offers.get(key);
+    if (kept !== undefined) return kept;
+    const offer = await this.decideOffer(fileId, family);
+    if (this.offers.size >= MAX_OFFERS) this.offers.clear();
+    this.offers.set(key, offer);
+    return offer;
+  }
+
+  private async decideOffer(fileId: number, family: TvFamily): Promise<Offer> {
     const needs = await this.deps.decisions.needs(fileId, tvProfileId(family));
     const { file, decision, profile } = needs;
     const caps = this.deps.editions.capabilitiesOf(file);
-    if (file.status === 'missing') return { resources: [], captions: [], cannotPlay: 'the file is missing' };
-    const token = this.deps.tokens.sign('media', fileId, family, viewer);
-    const resources: DidlResource[] = [];
+    if (file.status === 'missing') return { resources: [], subtitles: [], cannotPlay: 'the file is missing' };
+    const resources: Offer['resources'] = [];
     if (caps !== null && decision.prediction === 'direct') {
       const shape = fileShape(caps, decision.selectedAudioTrack);
       const mime = dlnaMimeOf(caps.container);
       resources.push({
-        url: this.url(
-          client,
-          { kind: 'file', family, fileId, extension: extensionOf(caps.container) },
-          token,
-        ),
+        target: { kind: 'file', family, fileId, extension: extensionOf(caps.container) },
         protocolInfo: protocolInfo({ mime, profile: dlnaProfileOf(shape), seek: 'byte', converted: false }),
         sizeBytes: file.size_bytes,
         durationSeconds: caps.duration_seconds,
@@ -148,7 +195,7 @@ export class DlnaMediaService implements DlnaMediaPort {
         planHls({ capabilities: caps, decision, profile, encoders: this.deps.editions.encoders }),
       );
       resources.push({
-        url: this.url(client, { kind: 'conversion', family, fileId }, token),
+        target: { kind: 'conversion', family, fileId },
         protocolInfo: protocolInfo({
           mime: 'video/mpeg',
           profile: dlnaProfileOf(shape),
@@ -162,18 +209,13 @@ export class DlnaMediaService implements DlnaMediaPort {
       });
     }
     if (resources.length === 0) {
-      return { resources, captions: [], cannotPlay: cannotPlayReason(decision.incompatibility) };
+      return { resources, subtitles: [], cannotPlay: cannotPlayReason(decision.incompatibility) };
     }
-    const texts = this.deps.editions.subtitleTracksOf(file).filter((t) => t.kind === 'text');
-    const subtitleUrls = texts.map((t) =>
-      this.url(client, { kind: 'subtitle', family, fileId, index: t.index }, token),
-    );
-    for (const url of subtitleUrls) resources.push({ url, protocolInfo: SRT_PROTOCOL_INFO });
-    const first = subtitleUrls[0];
-    // sec:CaptionInfoEx is Samsung's; other TVs take the text/srt res.
-    const captions =
-      family === 'samsung' && first !== undefined ? [{ url: first, type: 'srt' as const }] : [];
-    return { resources, captions, cannotPlay: null };
+    const subtitles = this.deps.editions
+      .subtitleTracksOf(file)
+      .filter((t) => t.kind === 'text')
+      .map((t): DlnaMediaTarget => ({ kind: 'subtitle', family, fileId, index: t.index }));
+    return { resources, subtitles, cannotPlay: null };
   }
 
   async albumArt(

@@ -56,6 +56,7 @@ export function buildDlna(wiring: DlnaWiring): DlnaServices {
     artwork: services.artwork,
     artworkState: wiring.repositories.artwork,
     viewer: person,
+    generation: services.generation,
     tokens: new DlnaTokens(wiring.playbackKey, clock),
     conversions: new ProgressiveConversions({
       hls: services.hls,
