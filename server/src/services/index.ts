@@ -431,6 +431,7 @@ export function buildServices(deps: ServiceDeps): Services {
         library,
         watch,
         generation,
+        plays,
       },
       viewer: deps.dlnaViewer,
     }),

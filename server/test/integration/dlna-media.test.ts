@@ -304,6 +304,33 @@ describe('DLNA media: how each file plays on each TV', () => {
       assert.equal((await head.arrayBuffer()).byteLength, 0);
     });
 
+    it("a TV's play is the DLNA person's: in their history under the TV's profile, direct or converted", async () => {
+      const history = async () => {
+        const res = await fetch(`${t.url}/api/me/history?limit=50`, {
+          headers: { authorization: `Bearer ${t.token}` },
+        });
+        assert.equal(res.status, 200);
+        return (
+          (await res.json()) as { items: { media_file_id: number | null; device: string; mode: string }[] }
+        ).items;
+      };
+      const direct = await fetch(await url('mp4', 'lg'));
+      await direct.arrayBuffer();
+      const conversion = await fetch((await resOf('dts', 'samsung', 'conversion')).url);
+      await conversion.body?.cancel();
+      const seen = await history();
+      assert.ok(
+        seen.some((h) => h.media_file_id === fileId('mp4') && h.device === 'dlna-lg' && h.mode === 'direct'),
+        JSON.stringify(seen),
+      );
+      assert.ok(
+        seen.some(
+          (h) => h.media_file_id === fileId('dts') && h.device === 'dlna-samsung' && h.mode === 'converted',
+        ),
+        JSON.stringify(seen),
+      );
+    });
+
     it('DLNA headers: transferMode echoed, contentFeatures only when asked, realTimeInfo, MediaInfo.sec', async () => {
       const u = await url('mp4', 'generic');
       const plain = await fetch(u, { method: 'HEAD' });

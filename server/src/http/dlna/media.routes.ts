@@ -113,8 +113,9 @@ export function registerDlnaMediaRoutes(app: FastifyInstance, media: DlnaMediaSe
     handler: async (request, reply) => {
       const { family: tv, fileId } = request.params;
       const token = request.query.token;
-      await media.authorize('media', fileId, tv, token);
+      const viewer = await media.authorize('media', fileId, tv, token);
       const served = await media.file(fileId, tv, token ?? '');
+      if (request.method === 'GET') await media.played(viewer, fileId, tv, 'direct');
       dlnaHeaders(request, reply, served.contentFeatures, 'Streaming');
       if (served.captionPath !== null && asked(request, 'getcaptioninfo.sec')) {
         reply.header('CaptionInfo.sec', `${baseUrlOf(request)}${served.captionPath}`);
@@ -132,7 +133,7 @@ export function registerDlnaMediaRoutes(app: FastifyInstance, media: DlnaMediaSe
     schema: { params: conversionParams, querystring: query },
     handler: async (request, reply) => {
       const { family: tv, fileId } = request.params;
-      await media.authorize('media', fileId, tv, request.query.token);
+      const viewer = await media.authorize('media', fileId, tv, request.query.token);
       const seekHeader = header(request, 'timeseekrange.dlna.org');
       const seek = seekHeader === null ? null : parseTimeSeekRange(seekHeader);
       if (seek === 'malformed' || seek === 'out-of-range') {
@@ -159,6 +160,7 @@ export function registerDlnaMediaRoutes(app: FastifyInstance, media: DlnaMediaSe
         reply.header('MediaInfo.sec', `SEC_Duration=${Math.round(answer.durationSeconds * 1000)};`);
       }
       if (request.method === 'HEAD') return reply.send();
+      await media.played(viewer, fileId, tv, 'converted');
       // The TV going away (or the answer ending) stops ffmpeg and the feeding of segments.
       const gone = new AbortController();
       reply.raw.on('close', () => gone.abort());

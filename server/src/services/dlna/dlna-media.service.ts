@@ -31,6 +31,7 @@ import { strongEtag } from '../../domain/http-range.ts';
 import { vttToSrt } from '../../domain/subtitles/srt.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { LibraryGeneration } from '../library/library-generation.ts';
+import type { NowPlayingService } from '../playback/now-playing.service.ts';
 import type { ListingViewer } from '../library/library.service.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
@@ -65,6 +66,8 @@ export interface DlnaMediaDeps {
   conversions: ProgressiveConversions;
   /** The library's version: a kept offer lasts while it stands (an analysis or rescan moves it). */
   generation: Pick<LibraryGeneration, 'current'>;
+  /** Plays and the person's history (a TV reports no progress: a play is its requests). */
+  plays: Pick<NowPlayingService, 'seen'>;
 }
 
 /** A file to send, with what the DLNA headers of its answer say. */
@@ -233,6 +236,24 @@ export class DlnaMediaService implements DlnaMediaPort {
     const token = this.deps.tokens.sign('art', movieId, family, viewer);
     const v = /[?&]v=([^&]+)/.exec(version)?.[1] ?? '';
     return { url: this.url(client, { kind: 'art', family, movieId, profile }, token, `&v=${v}`), profile };
+  }
+
+  /**
+   * A TV's request of a film: the DLNA person's play starts (a history row, now playing under the
+   * TV's family) or goes on, as any player's stream requests do.
+   */
+  played(
+    viewer: ListingViewer,
+    fileId: number,
+    family: TvFamily,
+    mode: 'direct' | 'converted',
+  ): Promise<void> {
+    return this.deps.plays.seen({
+      holder: { userId: viewer.userId, credential: viewer.credential },
+      fileId,
+      device: tvProfileId(family),
+      mode,
+    });
   }
 
   /** The protocolInfo of an album-art `res`, for a second `res` beside the video where a TV wants it. */

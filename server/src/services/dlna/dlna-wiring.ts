@@ -57,6 +57,7 @@ export function buildDlna(wiring: DlnaWiring): DlnaServices {
     artworkState: wiring.repositories.artwork,
     viewer: person,
     generation: services.generation,
+    plays: services.plays,
     tokens: new DlnaTokens(wiring.playbackKey, clock),
     conversions: new ProgressiveConversions({
       hls: services.hls,
