@@ -613,6 +613,13 @@ describe('DLNA media: how each file plays on each TV', () => {
       });
       assert.equal(res.statusCode, 403);
       assert.equal((JSON.parse(res.body) as { error: string }).error, 'forbidden');
+      const proxied = await t.server.app.inject({
+        method: 'GET',
+        url: `${good.pathname}${good.search}`,
+        remoteAddress: '127.0.0.1',
+        headers: { 'x-forwarded-for': '203.0.113.7' },
+      });
+      assert.equal(proxied.statusCode, 403, 'a proxied request, even from loopback');
     });
 
     it('a child as the DLNA person cannot reach an R-rated film’s file', async () => {

@@ -415,6 +415,17 @@ describe('DLNA on, for a person created after the start', () => {
       remoteAddress: '192.168.1.20',
     });
     assert.equal(lan.statusCode, 200);
+    // A reverse proxy on the box: every internet client would come from loopback; refused.
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.7' }, { forwarded: 'for=203.0.113.7' }]) {
+      const proxied = await app.inject({
+        method: 'GET',
+        url: '/dlna/description.xml',
+        remoteAddress: '127.0.0.1',
+        headers,
+      });
+      assert.equal(proxied.statusCode, 403, JSON.stringify(headers));
+      assert.equal((JSON.parse(proxied.body) as { error: string }).error, 'forbidden');
+    }
   });
 
   it('the UDN is the same after a restart', async () => {

@@ -69,6 +69,24 @@ function sendControl(request: FastifyRequest, reply: FastifyReply, answer: DlnaC
  * Who reaches /dlna at all: off, nothing under it exists (the 404 of any unknown route); on, only
  * the LAN is answered (DLNA has no sign-in). The media routes under /dlna/media take the same hook.
  */
+/**
+ * DLNA answers TVs on the local network, and a TV talks to it directly: the peer is the socket's own
+ * address (never a forwarded one), and a request a proxy forwarded (`Forwarded` / `X-Forwarded-For`)
+ * is refused — behind a reverse proxy on the same box every internet client would otherwise arrive
+ * from loopback. One rule for the description/control routes and the media routes.
+ * @throws AppError 403 forbidden
+ */
+export function requireDirectLanPeer(request: FastifyRequest): void {
+  const forwarded =
+    request.headers.forwarded !== undefined || request.headers['x-forwarded-for'] !== undefined;
+  if (forwarded || !isLanAddress(request.socket.remoteAddress ?? '')) {
+    throw new AppError('forbidden', {
+      message: 'DLNA answers devices on the local network only, not through a proxy.',
+      hint: 'Use a device on the same network, or the web app or a Jellyfin app from elsewhere.',
+    });
+  }
+}
+
 export function dlnaAccessHook(identity: Pick<DlnaIdentity, 'enabled'>) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> => {
     // Returning the reply ends the request here (Fastify's async hooks).
@@ -76,9 +94,7 @@ export function dlnaAccessHook(identity: Pick<DlnaIdentity, 'enabled'>) {
       reply.callNotFound();
       return reply;
     }
-    if (!isLanAddress(request.ip)) {
-      throw new AppError('forbidden', { message: 'Not available from this address.' });
-    }
+    requireDirectLanPeer(request);
   };
 }
 

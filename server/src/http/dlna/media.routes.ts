@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isLanAddress } from '../../domain/dlna/lan-address.ts';
 import { DLNA_MEDIA_PREFIX } from '../../domain/dlna/paths.ts';
 import { formatTimeSeekAnswer, parseTimeSeekRange } from '../../domain/dlna/time-seek.ts';
 import { TV_FAMILIES, type TvFamily } from '../../domain/dlna/tv-family.ts';
 import { AppError } from '../../errors.ts';
 import type { DlnaMediaService } from '../../services/dlna/dlna-media.service.ts';
 import { sendBytes, sendFile, STREAM_CACHE_CONTROL } from '../stream-response.ts';
+import { requireDirectLanPeer } from './dlna.routes.ts';
 
 const query = {
   type: 'object',
@@ -94,14 +94,7 @@ function dlnaHeaders(
  */
 export function registerDlnaMediaRoutes(app: FastifyInstance, media: DlnaMediaService): void {
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith(`${DLNA_MEDIA_PREFIX}/`)) return;
-    // The peer as the socket reports it: DLNA answers no one a proxy forwards from elsewhere.
-    if (!isLanAddress(request.socket.remoteAddress ?? '')) {
-      throw new AppError('forbidden', {
-        message: 'DLNA media is served to the local network only.',
-        hint: 'Play from a device on the same network, or use the web app or a Jellyfin app.',
-      });
-    }
+    if (request.url.startsWith(`${DLNA_MEDIA_PREFIX}/`)) requireDirectLanPeer(request);
   });
   // A closing server ends its conversion streams, so their requests do not hold the close.
   app.addHook('preClose', async () => media.close());
