@@ -254,7 +254,7 @@ export interface ThumbnailLocation {
 export function locate(layout: TrickplayLayout, ms: number): ThumbnailLocation {
   const perSheet = thumbnailsPerSheet(layout);
   const wanted = Number.isFinite(ms) && ms > 0 ? Math.floor(ms / layout.intervalMs) : 0;
-  const thumbnail = Math.min(wanted, layout.thumbnailCount - 1);
+  const thumbnail = Math.max(0, Math.min(wanted, layout.thumbnailCount - 1));
   const index = thumbnail % perSheet;
   return {
     thumbnail,

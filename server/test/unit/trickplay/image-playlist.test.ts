@@ -123,6 +123,7 @@ describe('renderImagePlaylist', () => {
   it('refuses URIs that would break the playlist', () => {
     assert.throws(() => renderImagePlaylist(TWO_HOURS, () => 'a.jpg\n#EXT-X-ENDLIST'), /CR, LF/);
     assert.throws(() => renderImagePlaylist(TWO_HOURS, () => ''), /non-empty/);
+    assert.throws(() => renderImagePlaylist({ ...TWO_HOURS, thumbnailCount: 0 }, sheetUri), /at least one/);
   });
 });
 
