@@ -6,8 +6,11 @@
  *
  * Headway is a new sheet in the folder or a new thumbnail reported on `-progress pipe:1` (a sheet
  * holds 100 thumbnails, over a quarter of an hour of film: a slow full decode can take longer than
- * any sane timeout to fill one). The progress pipe also ties ffmpeg to this process: when Node dies,
- * even by SIGKILL, ffmpeg's next progress write (twice a second) fails and it exits.
+ * any sane timeout to fill one).
+ *
+ * ffmpeg never outlives this process: the argv writes one line per thumbnail to `pipe:3`; when Node
+ * dies, even by SIGKILL, the next line's write fails and ffmpeg ends its outputs and exits. (The
+ * `-progress` pipe cannot do it: ffmpeg ignores SIGPIPE and carries on past a failed progress write.)
  */
 import { readdir } from 'node:fs/promises';
 import { FfmpegAdapter } from './ffmpeg.ts';
@@ -99,6 +102,8 @@ export class TrickplayFfmpeg {
     try {
       await new FfmpegAdapter(binary ?? this.ffmpegPath).run([...prefixArgs, ...options.args], {
         signal,
+        // pipe:3, the thumbnail lines: read and dropped (the FfmpegAdapter drains it).
+        outputs: 1,
         ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
         onStdout: (chunk) => {
           const now = progress.push(chunk);

@@ -6,8 +6,8 @@
  * a stuck ffmpeg is ended by the watchdog and an aborted one is killed.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -332,4 +332,60 @@ describe('trickplay sheets with the real ffmpeg', { timeout: 300_000 }, () => {
     );
     assert.throws(() => process.kill(pid, 0), /ESRCH/);
   });
+
+  it('ffmpeg does not outlive its owner: killed with SIGKILL, the owner leaves an ffmpeg that exits', async () => {
+    const fifo = join(root, 'owner.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const dir = join(root, 'orphan');
+    mkdirSync(dir);
+    const owner = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '../helpers/trickplay-owner.ts'),
+        fixtureFfmpeg,
+        fifo,
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    // The film fed slowly through the FIFO, so ffmpeg is busy (and reporting) when its owner dies.
+    const writer = createWriteStream(fifo);
+    writer.on('error', () => {});
+    // MPEG-TS: read as it comes (an MP4 with its index at the end waits for the whole file).
+    const ts = join(root, 'owner.ts');
+    execFileSync(fixtureFfmpeg, ['-v', 'error', '-i', gop4.path, '-c', 'copy', ts]);
+    const film = readFileSync(ts);
+    let offset = 0;
+    const feed = setInterval(() => {
+      if (offset < film.length) writer.write(film.subarray(offset, (offset += 4096)));
+    }, 20);
+    try {
+      const pid = await new Promise<number>((resolve, reject) => {
+        owner.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim())));
+        owner.once('exit', () => reject(new Error('the owner exited before starting ffmpeg')));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.doesNotThrow(() => process.kill(pid, 0), 'ffmpeg runs while its owner lives');
+      owner.kill('SIGKILL');
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(alive(pid), false, 'ffmpeg exited once its owner was gone');
+    } finally {
+      clearInterval(feed);
+      writer.destroy();
+      owner.kill('SIGKILL');
+    }
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (exited, not yet reaped by init) counts as gone.
+  return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}

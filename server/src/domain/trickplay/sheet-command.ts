@@ -102,7 +102,7 @@ export function needsToneMap(capabilities: Pick<Capabilities, 'video'>): boolean
   return video !== null && sourceHdrClass(video) !== 'sdr';
 }
 
-/** The `-filter_complex` graph: `[sheets]` to the JPEG files, `[thumbs]` to the null output (progress). */
+/** The `-filter_complex` graph: `[sheets]` to the JPEG files, `[thumbs]` to the owner's pipe (life, progress). */
 export function sheetFilterGraph(input: SheetCommandInput): string {
   const { layout } = input;
   const chain = [
@@ -119,9 +119,10 @@ export function sheetFilterGraph(input: SheetCommandInput): string {
 
 /**
  * The argv (without the binary) of the one pass: sheets `<outputDir>/0.jpg`, … (the last one padded
- * black after its real thumbnails), progress on stdout (`-progress pipe:1`: `out_time` is the mark of
- * the last thumbnail picked, which the null output carries), only errors on stderr.
- * @example spawn('ffmpeg', buildSheetArgs({ source, outputDir, layout, mode: 'keyframes', … }))
+ * black after its real thumbnails), a line per thumbnail on fd 3 (`framecrc`), progress on stdout
+ * (`-progress pipe:1`: `out_time` is the mark of the last thumbnail picked, which fd 3 carries; tile
+ * stamps a sheet only once per sheet), only errors on stderr.
+ * @example spawn('ffmpeg', buildSheetArgs({ … }), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
  */
 export function buildSheetArgs(input: SheetCommandInput): string[] {
   const threads = String(Math.max(1, Math.floor(input.threads)));
@@ -163,10 +164,14 @@ export function buildSheetArgs(input: SheetCommandInput): string[] {
     '0',
     // image2 reads `%` as a pattern: a literal one in the folder name is doubled.
     ffmpegPath(`${input.outputDir.replace(/\/+$/, '').replace(/%/g, '%%')}/%d.jpg`),
+    // One line per thumbnail to the owner (see adapters/trickplay-ffmpeg.ts): the owner gone, the
+    // write fails and ffmpeg stops. It also carries the progress `out_time`.
     '-map',
     '[thumbs]',
+    '-flush_packets',
+    '1',
     '-f',
-    'null',
-    '-',
+    'framecrc',
+    'pipe:3',
   ];
 }

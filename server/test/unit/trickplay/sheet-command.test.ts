@@ -181,9 +181,11 @@ describe('trickplay sheet command: the argv', () => {
       '/data/trickplay/12/320/%d.jpg',
       '-map',
       '[thumbs]',
+      '-flush_packets',
+      '1',
       '-f',
-      'null',
-      '-',
+      'framecrc',
+      'pipe:3',
     ]);
   });
 
