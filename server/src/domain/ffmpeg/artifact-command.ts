@@ -111,7 +111,7 @@ export function copyVideo(plan: CopiedVideoPlan, caps: Capabilities): Part {
 }
 
 /** The source transfer for zscale's tone-mapping input, from the capability record's HDR class. */
-function sourceTransfer(caps: Capabilities): string {
+function sourceTransfer(caps: Pick<Capabilities, 'video'>): string {
   const video = caps.video;
   if (video?.hdr === 'hlg' || video?.dolby_vision?.fallback === 'hlg') return 'arib-std-b67';
   return 'smpte2084';
@@ -120,8 +120,9 @@ function sourceTransfer(caps: Capabilities): string {
 /**
  * HDR → SDR with zscale (zimg) + tonemap, present in Debian's ffmpeg 5.1: linearise with the
  * source's transfer, convert BT.2020 → BT.709 primaries in float, Hable curve, back to BT.709 TV range.
+ * Shared by conversions and trickplay sheets (domain/trickplay/sheet-command.ts).
  */
-function toneMapChain(caps: Capabilities): string[] {
+export function toneMapChain(caps: Pick<Capabilities, 'video'>): string[] {
   return [
     `zscale=tin=${sourceTransfer(caps)}:pin=bt2020:min=bt2020nc:t=linear:npl=100`,
     'format=gbrpf32le',

@@ -1,0 +1,125 @@
+/**
+ * Runs the one-pass trickplay ffmpeg (domain/trickplay/sheet-command.ts) the way a background job
+ * must: at the lowest CPU priority (`nice -n 19`) and idle I/O class (`ionice -c3`, when the machine
+ * has ionice), killed with its whole process group on abort, and ended by a watchdog when it stops
+ * making headway (Jellyfin's "Trickplay process unresponsive", #11828: jobs that hang at 0 % forever).
+ *
+ * Headway is a new sheet in the folder or a new thumbnail reported on `-progress pipe:1` (a sheet
+ * holds 100 thumbnails, over a quarter of an hour of film: a slow full decode can take longer than
+ * any sane timeout to fill one).
+ *
+ * ffmpeg never outlives this process: the argv writes one line per thumbnail to `pipe:3`; when Node
+ * dies, even by SIGKILL, the next line's write fails and ffmpeg ends its outputs and exits. (The
+ * `-progress` pipe cannot do it: ffmpeg ignores SIGPIPE and carries on past a failed progress write.)
+ */
+import { readdir } from 'node:fs/promises';
+import { FfmpegAdapter } from './ffmpeg.ts';
+import { findOnPath } from './media-tools.ts';
+import { ProgressParser } from '../domain/ffmpeg/progress.ts';
+
+/** ffmpeg made no new sheet and no new thumbnail for `stallMs`: it was ended. */
+export class TrickplayStalledError extends Error {
+  override name = 'TrickplayStalledError';
+  readonly code = 'trickplay_stalled';
+}
+
+export interface SheetRunOptions {
+  /** The argv from `buildSheetArgs` (without the binary). */
+  args: string[];
+  /** The folder the argv writes its sheets to (watched for new ones). */
+  outputDir: string;
+  /** The film's duration (s), for the percent. */
+  durationSeconds: number | null;
+  /** Aborting kills ffmpeg (its process group) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Percent 0..100 (100 only at the end), as ffmpeg reports it. */
+  onProgress?(percent: number): void;
+  /** Called with ffmpeg's pid once it runs (tests, logs). */
+  onSpawn?(pid: number): void;
+  /** How long without headway before ffmpeg is ended; default {@link DEFAULT_STALL_MS}. */
+  stallMs?: number;
+}
+
+export interface SheetRunResult {
+  /** Sheet files written (`0.jpg` … in order). */
+  sheets: number;
+}
+
+export const DEFAULT_STALL_MS = 120_000;
+const SHEET_FILE = /^\d+\.jpg$/;
+
+export async function countSheets(dir: string): Promise<number> {
+  try {
+    return (await readdir(dir)).filter((name) => SHEET_FILE.test(name)).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** How to start a process at the lowest priority on this machine: `nice -n 19 [ionice -c3] <tool>`. */
+export function lowPriorityPrefix(searchPath: string | undefined = process.env.PATH): string[] {
+  const nice = findOnPath('nice', searchPath);
+  const ionice = findOnPath('ionice', searchPath);
+  return [...(nice === null ? [] : [nice, '-n', '19']), ...(ionice === null ? [] : [ionice, '-c3'])];
+}
+
+export class TrickplayFfmpeg {
+  private readonly prefix: string[];
+
+  constructor(
+    private readonly ffmpegPath: string,
+    prefix: string[] = lowPriorityPrefix(),
+  ) {
+    this.prefix = prefix;
+  }
+
+  async run(options: SheetRunOptions): Promise<SheetRunResult> {
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    const watchdog = new AbortController();
+    const signal =
+      options.signal === undefined ? watchdog.signal : AbortSignal.any([options.signal, watchdog.signal]);
+    const progress = new ProgressParser(options.durationSeconds);
+    let lastHeadway = Date.now();
+    let lastOutTime: number | null = null;
+    let lastSheets = await countSheets(options.outputDir);
+    let lastPercent = -1;
+    const check = async () => {
+      const sheets = await countSheets(options.outputDir);
+      if (sheets !== lastSheets) {
+        lastSheets = sheets;
+        lastHeadway = Date.now();
+      }
+      if (Date.now() - lastHeadway >= stallMs && !watchdog.signal.aborted) {
+        watchdog.abort(
+          new TrickplayStalledError(
+            `ffmpeg wrote no sheet and no thumbnail for ${Math.round(stallMs / 1000)} s and was stopped`,
+          ),
+        );
+      }
+    };
+    const timer = setInterval(() => void check(), Math.max(50, Math.min(1000, stallMs / 4)));
+    const [binary, ...prefixArgs] = [...this.prefix, this.ffmpegPath];
+    try {
+      await new FfmpegAdapter(binary ?? this.ffmpegPath).run([...prefixArgs, ...options.args], {
+        signal,
+        // pipe:3, the thumbnail lines: read and dropped (the FfmpegAdapter drains it).
+        outputs: 1,
+        ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
+        onStdout: (chunk) => {
+          const now = progress.push(chunk);
+          if (now.outTimeSeconds !== null && now.outTimeSeconds !== lastOutTime) {
+            lastOutTime = now.outTimeSeconds;
+            lastHeadway = Date.now();
+          }
+          if (now.percent !== lastPercent) {
+            lastPercent = now.percent;
+            options.onProgress?.(now.percent);
+          }
+        },
+      });
+    } finally {
+      clearInterval(timer);
+    }
+    return { sheets: await countSheets(options.outputDir) };
+  }
+}
