@@ -5,7 +5,6 @@ import { FfmpegAdapter } from '../adapters/ffmpeg.ts';
 import { FfprobeAdapter } from '../adapters/ffprobe.ts';
 import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { ImageDownloader } from '../adapters/image-downloader.ts';
-import { KeyframeReader } from '../adapters/keyframe-reader.ts';
 import { walkDirectory } from '../adapters/directory-walker.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
 import { folderIdentity, watchFolderTree } from '../adapters/folder-watcher.ts';
@@ -15,7 +14,6 @@ import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
-import { KeyframeIndexRepository } from '../repositories/keyframe-index.repository.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
@@ -27,6 +25,7 @@ import { MediaFileRepository } from '../repositories/media-file.repository.ts';
 import { ProviderCacheRepository } from '../repositories/provider-cache.repository.ts';
 import { ScanRepository } from '../repositories/scan.repository.ts';
 import { SubtitleSidecarRepository } from '../repositories/subtitle-sidecar.repository.ts';
+import { KeyframeIndexRepository } from '../repositories/keyframe-index.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { UserRepository } from '../repositories/user.repository.ts';
 import { PlayHistoryRepository } from '../repositories/play-history.repository.ts';
@@ -40,8 +39,6 @@ import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
 import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
-import { HlsService } from './playback/hls.service.ts';
-import { KeyframeIndexService } from './playback/keyframe-index.service.ts';
 import { ImportExportService } from './import/import-export.service.ts';
 import { JobService } from './system/job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
@@ -61,8 +58,6 @@ import { RootWatchService, WatchedLibraryRoots } from './scan/root-watch.service
 import { type ScanDeps, ScanService } from './scan/scan.service.ts';
 import { StreamService } from './playback/stream.service.ts';
 import { NowPlayingService } from './playback/now-playing.service.ts';
-import { SubtitleTrackService } from './playback/subtitle-track.service.ts';
-import { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
 import { buildAuthentication } from './people/people-services.ts';
@@ -79,6 +74,12 @@ import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
 import { VisibilityRepository } from '../repositories/visibility.repository.ts';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
+import type { HlsService } from './playback/hls.service.ts';
+import type { SubtitleTrackService } from './playback/subtitle-track.service.ts';
+import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
+import { buildConversions } from './playback/conversion-wiring.ts';
+import { buildTrickplay } from './trickplay/trickplay-wiring.ts';
+import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
 import { buildDlna, type DlnaServices, type DlnaViewerSource } from './dlna/dlna-wiring.ts';
 import { buildJellyfin } from './jellyfin/jellyfin-services.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
@@ -144,6 +145,8 @@ export interface Services {
   jellyfinImages: JellyfinImagesService;
   /** The DLNA MediaServer (docs/dlna.md): identity, control, events, recent TVs. */
   dlna: DlnaServices;
+  /** Seek thumbnails (docs/trickplay.md) as every surface reads them. */
+  trickplay: TrickplayReader;
 }
 
 export interface ServiceDeps {
@@ -321,43 +324,21 @@ export function buildServices(deps: ServiceDeps): Services {
     slots,
     cache: playbackCache,
   });
-  // Copied video is cut at its keyframes, read once from the container's index and kept.
-  const keyframeSource = new KeyframeIndexService(
+  // The conversions (HLS with its subtitles, cut at keyframes) and the seek thumbnails beside them.
+  const { subtitleTracks, subtitles, hls } = buildConversions({
+    deps,
     mediaFiles,
-    new KeyframeIndexRepository(deps.db),
-    new KeyframeReader(ffprobe),
+    keyframeRows: new KeyframeIndexRepository(deps.db),
+    sidecars: new SubtitleSidecarRepository(deps.db),
+    ffprobe,
     paths,
-    deps.clock,
-  );
-  const subtitleTracks = new SubtitleTrackService(mediaFiles, new SubtitleSidecarRepository(deps.db));
-  const subtitles = new SubtitleVttService({
-    files: mediaFiles,
-    tracks: subtitleTracks,
-    paths,
-    store,
-    ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
-    ffmpegAvailable: deps.tools.ffmpeg.available,
-  });
-  const hls = new HlsService({
-    ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
-    ffmpegAvailable: deps.tools.ffmpeg.available,
-    artifacts,
-    editions,
-    paths,
-    keyframes: keyframeSource,
     store,
     slots,
-    cache: playbackCache,
-    threads: deps.config.conversionThreads,
-    idleMs: deps.config.hlsIdleSeconds * 1000,
-    ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
-    // Text subtitles become the master playlist's WebVTT rendition group.
-    subtitles: {
-      tracks: (fileId) => subtitleTracks.tracks(fileId),
-      vtt: (fileId, index) => subtitles.vtt(fileId, index),
-    },
+    playbackCache,
+    artifacts,
+    editions,
   });
-  artifacts.useHls(hls);
+  const trickplay = buildTrickplay({ config: deps.config });
   // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
   const users = new UserRepository(deps.db);
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
@@ -496,5 +477,6 @@ export function buildServices(deps: ServiceDeps): Services {
     importExport,
     subtitleTracks,
     subtitles,
+    trickplay: trickplay.reader,
   };
 }
