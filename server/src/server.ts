@@ -1,3 +1,4 @@
+import type { TrickplayReader } from './services/trickplay/trickplay-ports.ts';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -57,6 +58,11 @@ export interface ServerOverrides {
   httpTimeouts?: HttpTimeouts;
   /** The DLNA person (until the dlna-server part reads REELSHELF_DLNA: none, DLNA off). */
   dlnaViewer?: DlnaViewerSource;
+  /**
+   * Test seam for the serving surfaces' own tests while the trickplay job is wired: the reader they
+   * serve from (production: the trickplay service's).
+   */
+  trickplayReader?: TrickplayReader;
 }
 
 /** The composition root: opens storage, finds the media tools, builds services and the HTTP app. */
@@ -83,6 +89,7 @@ export async function createServer(
     dlnaUdn: secrets.getOrCreateId('dlna-udn', () => `uuid:${randomUUID()}`, isDlnaUdn),
     afterStagingWrite: overrides.afterStagingWrite,
     ...(overrides.dlnaViewer === undefined ? {} : { dlnaViewer: overrides.dlnaViewer }),
+    ...(overrides.trickplayReader === undefined ? {} : { trickplayReader: overrides.trickplayReader }),
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
   });

@@ -170,6 +170,8 @@ export interface ServiceDeps {
   afterStagingWrite?: ScanDeps['afterStagingWrite'];
   /** Test seam: see ServerOverrides.hlsSlowWarningMs. */
   hlsSlowWarningMs?: number;
+  /** Test seam: see ServerOverrides.trickplayReader. */
+  trickplayReader?: TrickplayReader;
   /** Test seam: see ServerOverrides.watchTimings. */
   watchTimings?: { quietMs?: number; checkMs?: number };
 }
@@ -338,7 +340,7 @@ export function buildServices(deps: ServiceDeps): Services {
     artifacts,
     editions,
   });
-  const trickplay = buildTrickplay({ config: deps.config });
+  const trickplay = buildTrickplay({ config: deps.config, reader: deps.trickplayReader });
   // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
   const users = new UserRepository(deps.db);
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();

@@ -7,8 +7,10 @@ import { noTrickplay, type TrickplayReader } from './trickplay-ports.ts';
 
 export interface TrickplayWiring {
   config: Config;
+  /** Test seam: ServerOverrides.trickplayReader. */
+  reader?: TrickplayReader | undefined;
 }
 
-export function buildTrickplay(_wiring: TrickplayWiring): { reader: TrickplayReader } {
-  return { reader: noTrickplay };
+export function buildTrickplay(wiring: TrickplayWiring): { reader: TrickplayReader } {
+  return { reader: wiring.reader ?? noTrickplay };
 }
