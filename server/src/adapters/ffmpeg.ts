@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { ownedCommand } from './owned-process.ts';
 
 /** ffmpeg exited with an error; `message` carries the last lines it printed. */
 export class FfmpegError extends Error {
@@ -14,8 +15,8 @@ export interface FfmpegRunOptions {
   /** Called once the process has started, with its pid (= its process group id). */
   onSpawn?(pid: number): void;
   /**
-   * Extra output pipes (`pipe:3`, `pipe:4`, …) the argv writes to. A pipe ties ffmpeg's life to
-   * ours: when this process dies, even by SIGKILL, ffmpeg's next write fails and it exits.
+   * Extra output pipes (`pipe:3`, `pipe:4`, …) the argv writes to. (ffmpeg's life is tied to ours by
+   * owned-process.ts, whatever it writes to.)
    */
   outputs?: number;
   /** Receives the bytes of output pipe `index` (fd 3 + index) as they arrive. */
@@ -33,7 +34,11 @@ export class FfmpegAdapter {
         return;
       }
       const extra = Array.from({ length: options.outputs ?? 0 }, () => 'pipe' as const);
-      const child = spawn(this.path, args, { stdio: ['ignore', 'pipe', 'pipe', ...extra], detached: true });
+      const owned = ownedCommand(this.path, args);
+      const child = spawn(owned.command, owned.args, {
+        stdio: ['ignore', 'pipe', 'pipe', ...extra],
+        detached: true,
+      });
       child.stdio.slice(3).forEach((stream, index) => {
         stream?.on('data', (chunk: Buffer) => options.onOutput?.(index, chunk));
       });
@@ -101,7 +106,11 @@ export interface FfmpegPipeline {
  */
 export function startFfmpegPipeline(path: string, args: string[], inputs: number): FfmpegPipeline {
   const extra = Array.from({ length: inputs }, () => 'pipe' as const);
-  const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe', ...extra], detached: true });
+  const owned = ownedCommand(path, args);
+  const child = spawn(owned.command, owned.args, {
+    stdio: ['ignore', 'pipe', 'pipe', ...extra],
+    detached: true,
+  });
   let stderr = '';
   let killed = false;
   const kill = () => {

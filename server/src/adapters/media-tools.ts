@@ -75,7 +75,7 @@ export function parseVersionOutput(stdout: string): { version: string; release: 
   return { version, release };
 }
 
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
     accessSync(path, constants.X_OK);
