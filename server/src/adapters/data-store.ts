@@ -218,6 +218,16 @@ export class DataStore {
   }
 
   /**
+   * Creates a folder of the area (and those on the way) with the checks of {@link writeAtomic}, and
+   * returns its real path: where a tool that takes a folder (ffmpeg's image2 output) writes.
+   * @throws StoragePathError when the path, or a symlinked folder on it, leads out of the area
+   */
+  async makeFolder(area: StorageArea, relativeDir: string): Promise<string> {
+    const full = this.resolve(area, relativeDir);
+    return this.writableFolder(area, join(full, '.folder'));
+  }
+
+  /**
    * Renames a folder a tool filled (`<file>/<job>.part` → `<file>/<job>`): the atomic last step of a
    * set of files, so a reader sees all of them or none. Same checks as {@link commit}: both paths
    * inside the area with symlinks resolved, the source a real folder (not a symlink), the target

@@ -79,7 +79,10 @@ export class TrickplayRepository {
     return this.db.selectFrom('trickplay').select(['media_file_id', 'generation', 'job_id']).execute();
   }
 
-  /** A new attempt: the row is created, or its attempt replaced (a made set stays until the new one is). */
+  /**
+   * A new attempt: the row is created, or its attempt replaced (a made set stays until the new one
+   * is). The job may already have begun (it can start before this write): its row is then left as is.
+   */
   async queue(
     fileId: number,
     jobId: number,
@@ -104,20 +107,40 @@ export class TrickplayRepository {
       .onConflict((oc) =>
         oc
           .column('media_file_id')
-          .doUpdateSet({ state: 'queued', job_id: jobId, reason: null, updated_at: now }),
+          .doUpdateSet({ state: 'queued', job_id: jobId, reason: null, updated_at: now })
+          .where('trickplay.job_id', 'is not', jobId),
       )
       .execute();
   }
 
-  /** The attempt's job runs; true when the row is still this job's (a newer attempt wins). */
-  async markRunning(fileId: number, jobId: number, now: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('trickplay')
-      .set({ state: 'running', updated_at: now })
-      .where('media_file_id', '=', fileId)
-      .where('job_id', '=', jobId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  /** The attempt's job runs: the row is created or taken over by it. */
+  async begin(
+    fileId: number,
+    jobId: number,
+    mode: string,
+    source: TrickplaySourceFacts,
+    now: string,
+  ): Promise<void> {
+    await this.db
+      .insertInto('trickplay')
+      .values({
+        media_file_id: fileId,
+        state: 'running',
+        job_id: jobId,
+        mode,
+        ...source,
+        ...NO_SET,
+        reason: null,
+        failed_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('media_file_id')
+          .doUpdateSet({ state: 'running', job_id: jobId, reason: null, updated_at: now }),
+      )
+      .execute();
   }
 
   /** The new set is in place: recorded with the content it was made from. */

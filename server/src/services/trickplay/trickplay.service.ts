@@ -1,0 +1,604 @@
+/**
+ * Making and keeping seek thumbnails (docs/trickplay.md "Making and keeping"): the `trickplay` job
+ * kind (one film at a time, at the lowest priority, paused while a viewer's conversion runs), the
+ * row per media file, the sets on disk, and the reader every surface serves from (trickplay-ports.ts).
+ *
+ * A set is built in `trickplay/<file>/<job>.part/` (ffmpeg's sheets, then the Roku re-cut and the
+ * BIF made from them with sharp) and renamed to `trickplay/<file>/<job>/` in one step; the row is
+ * then recorded, and only after that the previous set removed: a reader never sees half a set.
+ */
+import { type Clock, isoNow } from '../../adapters/clock.ts';
+import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
+import type { PauseSource, SheetRunOptions, SheetRunResult } from '../../adapters/trickplay-ffmpeg.ts';
+import { recutThumbnails } from '../../adapters/trickplay-images.ts';
+import { writeBif } from '../../domain/trickplay/bif.ts';
+import {
+  displaySize,
+  planTrickplay,
+  rokuLayout,
+  sheetCount,
+  type TrickplayLayout,
+  thumbnailsPerSheet,
+} from '../../domain/trickplay/geometry.ts';
+import {
+  conversionsBusy,
+  longestKeyframeGap,
+  queueDecision,
+  reconcileSheets,
+} from '../../domain/trickplay/making.ts';
+import { buildSheetArgs, type SheetMode } from '../../domain/trickplay/sheet-command.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { JobCancelledError, type JobContext, type JobRunner } from '../../jobs/job-runner.ts';
+import type { JobRow } from '../../repositories/job.repository.ts';
+import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
+import type {
+  TrickplayRepository,
+  TrickplayRow,
+  TrickplaySourceFacts,
+} from '../../repositories/trickplay.repository.ts';
+import type { MediaPathService } from '../library/media-path.service.ts';
+import type { ConversionSlots } from '../playback/conversion-slots.ts';
+import { readCapabilities } from '../playback/edition-presenter.ts';
+import type { KeyframeSource } from '../playback/hls/presentation-registry.ts';
+import type { TrickplayMade, TrickplayReader, TrickplayStatus, TrickplayVariant } from './trickplay-ports.ts';
+
+export interface TrickplayPayload {
+  fileId: number;
+  mode: SheetMode;
+}
+
+export interface TrickplayDeps {
+  /** REELSHELF_TRICKPLAY. */
+  configured: boolean;
+  ffmpegAvailable: boolean;
+  /** REELSHELF_TRICKPLAY_MODE: the mode of queued jobs (a POST may ask for another). */
+  mode: SheetMode;
+  rows: Pick<
+    TrickplayRepository,
+    'get' | 'getMany' | 'folders' | 'queue' | 'begin' | 'markReady' | 'markFailed' | 'abandon' | 'candidates'
+  >;
+  files: Pick<MediaFileRepository, 'getWithRoot'>;
+  keyframes: KeyframeSource;
+  paths: Pick<MediaPathService, 'resolveInsideRoot'>;
+  store: Pick<
+    DataStore,
+    'makeFolder' | 'commitFolder' | 'removeFolder' | 'listFolders' | 'stat' | 'writeAtomic' | 'usage'
+  >;
+  jobs: Pick<JobRunner, 'register' | 'enqueue'>;
+  ffmpeg: { run(options: SheetRunOptions): Promise<SheetRunResult> };
+  /** The viewers' conversions: trickplay pauses while one holds or waits for a slot. */
+  slots: Pick<ConversionSlots, 'inUse' | 'queued' | 'onChange'>;
+  clock: Clock;
+  /** ffmpeg decoder/encoder threads. */
+  threads: number;
+  /** The watchdog's limit (default: the adapter's, 120 s). */
+  stallMs?: number;
+}
+
+/** A failure of the film (recorded on its row, never retried by itself), with a reason people read. */
+class TrickplayFailure extends Error {
+  override name = 'TrickplayFailure';
+}
+
+const AREA = 'trickplay';
+/** Share of the progress bar the ffmpeg pass takes; the Roku re-cut and BIF take the rest. */
+const FFMPEG_SHARE = 90;
+
+export class TrickplayService implements TrickplayReader {
+  readonly enabled: boolean;
+  /** Set by {@link start} (a serving process): scans then queue trickplay. The CLI never does. */
+  private serving = false;
+  private readonly pause: PauseSource;
+
+  constructor(private readonly deps: TrickplayDeps) {
+    this.enabled = deps.configured && deps.ffmpegAvailable;
+    const { slots } = deps;
+    this.pause = {
+      get paused() {
+        return conversionsBusy(slots);
+      },
+      onChange: (listener) => slots.onChange(listener),
+    };
+    deps.jobs.register<TrickplayPayload>('trickplay', {
+      concurrency: 1,
+      run: (ctx) => this.run(ctx),
+      recover: (job) => this.recover(job),
+    });
+  }
+
+  // ── The reader ────────────────────────────────────────────────────────────────────────────────
+
+  async status(fileId: number): Promise<TrickplayStatus> {
+    const row = await this.deps.rows.get(fileId);
+    return row === undefined ? { state: 'none' } : statusOf(row);
+  }
+
+  async made(fileId: number): Promise<TrickplayMade | null> {
+    const row = await this.deps.rows.get(fileId);
+    return row === undefined ? null : madeOf(row);
+  }
+
+  async madeMany(fileIds: readonly number[]): Promise<Map<number, TrickplayMade>> {
+    const out = new Map<number, TrickplayMade>();
+    for (const row of await this.deps.rows.getMany(fileIds)) {
+      const made = madeOf(row);
+      if (made !== null) out.set(row.media_file_id, made);
+    }
+    return out;
+  }
+
+  async sheet(
+    fileId: number,
+    generation: number,
+    variant: TrickplayVariant,
+    index: number,
+  ): Promise<StoredFile> {
+    const made = await this.made(fileId);
+    const layout = made === null ? null : variant === 'sheets' ? made.layout : made.roku.layout;
+    if (made === null || layout === null || made.generation !== generation) {
+      throw noSuch(fileId, 'This set of seek thumbnails is not the current one (or none is made).');
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= sheetCount(layout)) {
+      throw noSuch(fileId, `This set has ${sheetCount(layout)} sheet(s), numbered from 0.`);
+    }
+    const file = await this.deps.store.stat(AREA, `${fileId}/${generation}/${variant}/${index}.jpg`);
+    if (file === null) throw noSuch(fileId, 'The sheet is gone from the data dir.');
+    return file;
+  }
+
+  async bif(fileId: number): Promise<StoredFile> {
+    const made = await this.made(fileId);
+    const file =
+      made === null ? null : await this.deps.store.stat(AREA, `${fileId}/${made.generation}/trickplay.bif`);
+    if (file === null) throw noSuch(fileId, 'No seek thumbnails are made for this file yet.');
+    return file;
+  }
+
+  // ── Queueing ──────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * POST /api/media-file/{id}/trickplay: makes (or remakes) the file's set as a job; joins the one
+   * queued or running for it.
+   * @throws AppError 404 for an unknown file, 409 `trickplay_unavailable` when off or without ffmpeg
+   */
+  async request(
+    fileId: number,
+    mode: SheetMode = this.deps.mode,
+  ): Promise<{ jobId: number; created: boolean }> {
+    if (!this.deps.configured) {
+      throw new AppError('trickplay_unavailable', {
+        message: 'Seek thumbnails are switched off on this server.',
+        hint: 'Set REELSHELF_TRICKPLAY=on and restart the server.',
+      });
+    }
+    if (!this.deps.ffmpegAvailable) {
+      throw new AppError('trickplay_unavailable', {
+        message: 'Seek thumbnails need ffmpeg, which this server did not find.',
+        hint: 'Install ffmpeg (or set REELSHELF_FFMPEG); GET /api/health says which tools were found.',
+      });
+    }
+    const file = await this.deps.files.getWithRoot(fileId);
+    if (file === undefined) throw notFound('media file', fileId);
+    const { id, created } = await this.deps.jobs.enqueue<TrickplayPayload>(
+      'trickplay',
+      { fileId, mode },
+      `trickplay:${fileId}`,
+    );
+    if (created) await this.deps.rows.queue(fileId, id, mode, sourceFacts(file), isoNow(this.deps.clock));
+    return { jobId: id, created };
+  }
+
+  /**
+   * Queues every present, analysed video file with no set, or whose content changed since its set
+   * (or its failure) was recorded; a failure of the same content is left alone. Nothing when off.
+   * @returns how many jobs were queued
+   */
+  async requestMissing(): Promise<number> {
+    if (!this.enabled) return 0;
+    let queued = 0;
+    for (const candidate of await this.deps.rows.candidates()) {
+      const decision = queueDecision({
+        hasVideo: readCapabilities(candidate.capabilities_json)?.video != null,
+        sizeBytes: candidate.size_bytes,
+        mtimeMs: candidate.mtime_ms,
+        fingerprint: candidate.fingerprint,
+        state: candidate.state,
+        source:
+          candidate.source_size_bytes === null || candidate.source_mtime_ms === null
+            ? null
+            : {
+                sizeBytes: candidate.source_size_bytes,
+                mtimeMs: candidate.source_mtime_ms,
+                fingerprint: candidate.source_fingerprint,
+              },
+      });
+      if (decision !== 'make') continue;
+      try {
+        if ((await this.request(candidate.id)).created) queued++;
+      } catch {
+        // The file went meanwhile, or the server is closing: the next scan or start tries again.
+      }
+    }
+    return queued;
+  }
+
+  /** The scan's hook: what it analysed gets thumbnails (in a serving process only). */
+  afterScan(): void {
+    if (this.serving) void this.requestMissing().catch(() => undefined);
+  }
+
+  /** A serving process (server listen): scans queue trickplay from now on, and what is missing is queued. */
+  start(): void {
+    this.serving = true;
+    void this.requestMissing().catch(() => undefined);
+  }
+
+  // ── Keeping ───────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Removes every folder of the area no row names: files whose row went (a removed library root
+   * takes its files' rows with it), old generations, part folders of jobs not running. At start
+   * (nothing runs yet) and after a root is removed.
+   */
+  async sweep(): Promise<void> {
+    const { store } = this.deps;
+    const rows = new Map((await this.deps.rows.folders()).map((r) => [String(r.media_file_id), r]));
+    const running = new Set(await this.runningParts());
+    for (const fileFolder of await store.listFolders(AREA)) {
+      const row = rows.get(fileFolder);
+      for (const set of row === undefined ? [] : await store.listFolders(AREA, fileFolder)) {
+        const keep = set === String(row?.generation) || running.has(`${fileFolder}/${set}`);
+        if (!keep) await store.removeFolder(AREA, `${fileFolder}/${set}`).catch(() => undefined);
+      }
+      if (row === undefined) await store.removeFolder(AREA, fileFolder).catch(() => undefined);
+    }
+  }
+
+  /** Files and bytes the sets take in the data dir. */
+  usage(): Promise<{ files: number; bytes: number }> {
+    return this.deps.store.usage(AREA);
+  }
+
+  private readonly active = new Map<number, string>();
+
+  private runningParts(): string[] {
+    return [...this.active.values()];
+  }
+
+  /** A job the process died in: its part folder goes, and its row is as before the attempt. */
+  private async recover(job: JobRow): Promise<void> {
+    const payload = parsePayload(job.payload_json);
+    if (payload === null) return;
+    await this.deps.store.removeFolder(AREA, partOf(payload.fileId, job.id)).catch(() => undefined);
+    await this.deps.rows.abandon(payload.fileId, job.id, isoNow(this.deps.clock));
+  }
+
+  // ── Making ────────────────────────────────────────────────────────────────────────────────────
+
+  private async run(ctx: JobContext<TrickplayPayload>): Promise<unknown> {
+    const { fileId, mode } = ctx.payload;
+    const { rows, clock, store } = this.deps;
+    const file = await this.deps.files.getWithRoot(fileId);
+    // Gone with its root since it was queued: nothing to make, nothing to record.
+    if (file === undefined) return { file_id: fileId, skipped: 'the file is gone' };
+    const before = await rows.get(fileId);
+    const source = sourceFacts(file);
+    await rows.begin(fileId, ctx.jobId, mode, source, isoNow(clock));
+    const part = partOf(fileId, ctx.jobId);
+    this.active.set(ctx.jobId, part);
+    try {
+      const made = await this.make(ctx, file, part);
+      const setFolder = `${fileId}/${ctx.jobId}`;
+      await store.commitFolder(AREA, part, setFolder);
+      const recorded = await rows.markReady(
+        fileId,
+        ctx.jobId,
+        mode,
+        {
+          generation: ctx.jobId,
+          interval_ms: made.layout.intervalMs,
+          thumbnail_width: made.layout.thumbnailWidth,
+          thumbnail_height: made.layout.thumbnailHeight,
+          tile_width: made.layout.tileWidth,
+          tile_height: made.layout.tileHeight,
+          thumbnail_count: made.layout.thumbnailCount,
+          sheet_bytes_json: JSON.stringify(made.sheetBytes),
+          roku_tile_width: made.roku.tileWidth,
+          roku_tile_height: made.roku.tileHeight,
+          roku_sheet_bytes_json: JSON.stringify(made.rokuSheetBytes),
+          bif_bytes: made.bifBytes,
+          made_at: isoNow(clock),
+        },
+        source,
+        isoNow(clock),
+      );
+      // The previous set goes once the new one is recorded (a reader may still fetch it until then).
+      const old = before?.generation ?? null;
+      if (!recorded) await store.removeFolder(AREA, setFolder).catch(() => undefined);
+      else if (old !== null && old !== ctx.jobId) {
+        await store.removeFolder(AREA, `${fileId}/${old}`).catch(() => undefined);
+      }
+      ctx.progress(100, 100);
+      return {
+        file_id: fileId,
+        generation: ctx.jobId,
+        thumbnails: made.layout.thumbnailCount,
+        sheets: made.sheetBytes.length,
+      };
+    } catch (err) {
+      await store.removeFolder(AREA, part).catch(() => undefined);
+      if (ctx.signal.aborted || err instanceof JobCancelledError) {
+        await rows.abandon(fileId, ctx.jobId, isoNow(clock));
+        throw err;
+      }
+      const reason = failureReason(err);
+      await rows.markFailed(fileId, ctx.jobId, reason, source, isoNow(clock));
+      const old = before?.generation ?? null;
+      if (old !== null) await store.removeFolder(AREA, `${fileId}/${old}`).catch(() => undefined);
+      throw new TrickplayFailure(reason);
+    } finally {
+      this.active.delete(ctx.jobId);
+    }
+  }
+
+  private async make(
+    ctx: JobContext<TrickplayPayload>,
+    file: NonNullable<Awaited<ReturnType<TrickplayDeps['files']['getWithRoot']>>>,
+    part: string,
+  ): Promise<{
+    layout: TrickplayLayout;
+    sheetBytes: number[];
+    roku: { tileWidth: number; tileHeight: number };
+    rokuSheetBytes: number[];
+    bifBytes: number;
+  }> {
+    const { mode, fileId } = ctx.payload;
+    const { store } = this.deps;
+    if (file.status !== 'present')
+      throw new TrickplayFailure('file_missing: the file is missing from its library root');
+    const capabilities = readCapabilities(file.capabilities_json);
+    if (file.analysis_status !== 'analyzed' || capabilities === null) {
+      throw new TrickplayFailure('not_analysed: the file has not been analysed (rescan its library root)');
+    }
+    const video = capabilities.video;
+    if (video === null) throw new TrickplayFailure('no_video: the file has no video stream');
+    const size = displaySize(video);
+    const plan = planTrickplay({
+      durationSeconds: capabilities.duration_seconds,
+      displayWidth: size?.width ?? null,
+      displayHeight: size?.height ?? null,
+    });
+    if (!plan.ok) throw new TrickplayFailure(`${plan.reason}: ${plan.message}`);
+    let maxGap = 0;
+    if (mode === 'keyframes') {
+      const index = await this.deps.keyframes.keyframesOf(fileId);
+      const gap = index === null ? null : longestKeyframeGap(index.times);
+      if (gap === null) {
+        throw new TrickplayFailure(
+          'no_keyframe_index: no keyframe of the video could be read; remake it in accurate mode (POST {"mode":"accurate"})',
+        );
+      }
+      maxGap = gap;
+    }
+    const sourcePath = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
+    await store.removeFolder(AREA, part);
+    const sheetsDir = await store.makeFolder(AREA, `${part}/sheets`);
+    // A job not started yet waits for the viewers' conversions to end.
+    await this.waitWhilePaused(ctx.signal);
+    const planned = plan.layout;
+    const result = await this.deps.ffmpeg.run({
+      args: buildSheetArgs({
+        source: sourcePath,
+        outputDir: sheetsDir,
+        layout: {
+          interval_ms: planned.intervalMs,
+          width: planned.thumbnailWidth,
+          height: planned.thumbnailHeight,
+          tile_width: planned.tileWidth,
+          tile_height: planned.tileHeight,
+        },
+        mode,
+        thumbnailCount: planned.thumbnailCount,
+        maxKeyframeGapSeconds: maxGap,
+        capabilities,
+        threads: this.deps.threads,
+      }),
+      outputDir: sheetsDir,
+      durationSeconds: capabilities.duration_seconds,
+      signal: ctx.signal,
+      pause: this.pause,
+      onProgress: (percent) => ctx.progress(Math.floor((percent * FFMPEG_SHARE) / 100), 100),
+      ...(this.deps.stallMs === undefined ? {} : { stallMs: this.deps.stallMs }),
+    });
+    const reconciled = reconcileSheets(
+      { thumbnailCount: planned.thumbnailCount, perSheet: thumbnailsPerSheet(planned) },
+      result,
+    );
+    if (!reconciled.ok) throw new TrickplayFailure(`${reconciled.reason}: ${reconciled.message}`);
+    const layout: TrickplayLayout = { ...planned, thumbnailCount: reconciled.thumbnailCount };
+    const roku = rokuLayout(layout);
+    if (roku === null)
+      throw new TrickplayFailure('thumbnail_too_large: a thumbnail is larger than a Roku sheet');
+    const sheetBytes: number[] = [];
+    for (let index = 0; index < sheetCount(layout); index++) {
+      const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
+      if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
+      sheetBytes.push(sheet.sizeBytes);
+    }
+    await store.makeFolder(AREA, `${part}/roku`);
+    const recut = await recutThumbnails({
+      sheets: layout,
+      roku,
+      readSheet: async (index) => {
+        const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
+        if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
+        return readAll(sheet);
+      },
+      writeRokuSheet: async (index, bytes) => {
+        await store.writeAtomic(AREA, `${part}/roku/${index}.jpg`, bytes);
+      },
+      between: async () => {
+        if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
+        await this.waitWhilePaused(ctx.signal);
+      },
+    });
+    ctx.progress(FFMPEG_SHARE + 5, 100);
+    const bif = writeBif(recut.thumbnails, layout.intervalMs);
+    await store.writeAtomic(AREA, `${part}/trickplay.bif`, bif);
+    if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
+    return {
+      layout,
+      sheetBytes,
+      roku: { tileWidth: roku.tileWidth, tileHeight: roku.tileHeight },
+      rokuSheetBytes: recut.rokuSheetBytes,
+      bifBytes: bif.length,
+    };
+  }
+
+  /** Resolves once no viewer's conversion holds or waits for a slot; rejects when `signal` aborts. */
+  private waitWhilePaused(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(reasonOf(signal));
+    if (!this.pause.paused) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        unsubscribe();
+        signal.removeEventListener('abort', aborted);
+      };
+      const aborted = () => {
+        done();
+        reject(reasonOf(signal));
+      };
+      const unsubscribe = this.pause.onChange(() => {
+        if (this.pause.paused) return;
+        done();
+        resolve();
+      });
+      signal.addEventListener('abort', aborted, { once: true });
+    });
+  }
+}
+
+function partOf(fileId: number, jobId: number): string {
+  return `${fileId}/${jobId}.part`;
+}
+
+function sourceFacts(file: {
+  size_bytes: number;
+  mtime_ms: number;
+  fingerprint: string | null;
+}): TrickplaySourceFacts {
+  return {
+    source_size_bytes: Number(file.size_bytes),
+    source_mtime_ms: Number(file.mtime_ms),
+    source_fingerprint: file.fingerprint,
+  };
+}
+
+function parsePayload(json: string): TrickplayPayload | null {
+  try {
+    const parsed = JSON.parse(json) as Partial<TrickplayPayload>;
+    return typeof parsed.fileId === 'number'
+      ? { fileId: parsed.fileId, mode: parsed.mode ?? 'keyframes' }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function reasonOf(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new JobCancelledError('trickplay cancelled');
+}
+
+/** The row's reason: `<code>: <what happened>` (the stall, the broken stream, the refusal…). */
+function failureReason(err: unknown): string {
+  if (err instanceof TrickplayFailure) return err.message;
+  if (err instanceof Error && (err as { code?: unknown }).code === 'trickplay_stalled') {
+    return `stalled: ${err.message}`;
+  }
+  if (err instanceof AppError) return `${err.code}: ${err.message}`;
+  if (err instanceof Error && err.name === 'FfmpegError') return `broken_stream: ${err.message}`;
+  return `failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function noSuch(fileId: number, message: string): AppError {
+  return new AppError('not_found', {
+    message: `No such seek thumbnails for media file ${fileId}. ${message}`,
+    hint: 'GET /api/media-file/{id}/trickplay gives the current URLs.',
+  });
+}
+
+async function readAll(file: StoredFile): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.read()) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+function numbers(json: string | null): number[] | null {
+  if (json === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) && parsed.every((n) => typeof n === 'number') ? (parsed as number[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The made set a row records (state ready with every column), else null. */
+export function madeOf(row: TrickplayRow): TrickplayMade | null {
+  const sheetBytes = numbers(row.sheet_bytes_json);
+  const rokuBytes = numbers(row.roku_sheet_bytes_json);
+  if (
+    row.state !== 'ready' ||
+    row.generation === null ||
+    row.interval_ms === null ||
+    row.thumbnail_width === null ||
+    row.thumbnail_height === null ||
+    row.tile_width === null ||
+    row.tile_height === null ||
+    row.thumbnail_count === null ||
+    row.roku_tile_width === null ||
+    row.roku_tile_height === null ||
+    row.bif_bytes === null ||
+    sheetBytes === null ||
+    rokuBytes === null
+  ) {
+    return null;
+  }
+  const layout: TrickplayLayout = {
+    intervalMs: row.interval_ms,
+    thumbnailWidth: row.thumbnail_width,
+    thumbnailHeight: row.thumbnail_height,
+    tileWidth: row.tile_width,
+    tileHeight: row.tile_height,
+    thumbnailCount: row.thumbnail_count,
+  };
+  return {
+    fileId: row.media_file_id,
+    generation: row.generation,
+    mode: row.mode === 'accurate' ? 'accurate' : 'keyframes',
+    layout,
+    sheetBytes,
+    roku: {
+      layout: { ...layout, tileWidth: row.roku_tile_width, tileHeight: row.roku_tile_height },
+      sheetBytes: rokuBytes,
+    },
+    bifBytes: Number(row.bif_bytes),
+    madeAt: row.made_at ?? row.updated_at,
+  };
+}
+
+function statusOf(row: TrickplayRow): TrickplayStatus {
+  if ((row.state === 'queued' || row.state === 'running') && row.job_id !== null) {
+    return { state: row.state, jobId: row.job_id };
+  }
+  if (row.state === 'failed') {
+    return {
+      state: 'failed',
+      reason: row.reason ?? 'failed',
+      jobId: row.job_id,
+      failedAt: row.failed_at ?? row.updated_at,
+    };
+  }
+  const made = madeOf(row);
+  return made === null ? { state: 'none' } : { state: 'ready', made };
+}
