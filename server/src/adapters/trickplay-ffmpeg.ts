@@ -18,7 +18,9 @@
  * sent SIGSTOP, and SIGCONT once it is not; the watchdog does not count the time stopped.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { FfmpegAdapter } from './ffmpeg.ts';
 import { findOnPath } from './media-tools.ts';
 import { ProgressParser } from '../domain/ffmpeg/progress.ts';
@@ -135,6 +137,20 @@ export class TrickplayFfmpeg {
     this.prefix = prefix;
   }
 
+  /**
+   * Whether process `pid` has exec'd the tool (its `comm` is ffmpeg's, not a prefix's). Without
+   * /proc (not Linux: no setpriv either) it is taken as running.
+   */
+  private runsTool(pid: number): boolean {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return true;
+    }
+    return comm === basename(this.ffmpegPath).slice(0, 15) || this.prefix.length === 0;
+  }
+
   async run(options: SheetRunOptions): Promise<SheetRunResult> {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     const watchdog = new AbortController();
@@ -149,9 +165,17 @@ export class TrickplayFfmpeg {
     let stopped = false;
     const thumbnails = new ThumbnailCounter();
     // Stopped or continued as the pause source says; stopped time is no stall.
+    let retry: NodeJS.Timeout | undefined;
     const follow = () => {
       const action = pauseAction(options.pause?.paused === true, stopped);
       if (pid === null || action === 'none') return;
+      // Not before ffmpeg itself runs: a setpriv stopped before it set the parent-death signal
+      // would outlive us. (Exec takes milliseconds; asked again shortly.)
+      if (action === 'stop' && !this.runsTool(pid)) {
+        clearTimeout(retry);
+        retry = setTimeout(follow, 20);
+        return;
+      }
       try {
         process.kill(-pid, action === 'stop' ? 'SIGSTOP' : 'SIGCONT');
       } catch {
@@ -207,6 +231,7 @@ export class TrickplayFfmpeg {
       });
     } finally {
       clearInterval(timer);
+      clearTimeout(retry);
       unfollow?.();
     }
     return { sheets: await countSheets(options.outputDir), thumbnails: thumbnails.end() };
