@@ -9,45 +9,30 @@
  */
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
-import type { PauseSource, SheetRunOptions, SheetRunResult } from '../../adapters/trickplay-ffmpeg.ts';
-import { recutThumbnails } from '../../adapters/trickplay-images.ts';
-import { writeBif } from '../../domain/trickplay/bif.ts';
-import {
-  displaySize,
-  planTrickplay,
-  rokuLayout,
-  sheetCount,
-  type TrickplayLayout,
-  thumbnailsPerSheet,
-} from '../../domain/trickplay/geometry.ts';
-import {
-  conversionsBusy,
-  longestKeyframeGap,
-  queueDecision,
-  reconcileSheets,
-} from '../../domain/trickplay/making.ts';
-import { buildSheetArgs, type SheetMode } from '../../domain/trickplay/sheet-command.ts';
+import type { PauseSource } from '../../adapters/trickplay-ffmpeg.ts';
+import { sheetCount } from '../../domain/trickplay/geometry.ts';
+import { conversionsBusy, queueDecision } from '../../domain/trickplay/making.ts';
+import type { SheetMode } from '../../domain/trickplay/sheet-command.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { JobCancelledError, type JobContext, type JobRunner } from '../../jobs/job-runner.ts';
 import type { JobRow } from '../../repositories/job.repository.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
-import type {
-  TrickplayRepository,
-  TrickplayRow,
-  TrickplaySourceFacts,
-} from '../../repositories/trickplay.repository.ts';
-import type { MediaPathService } from '../library/media-path.service.ts';
+import type { TrickplayRepository } from '../../repositories/trickplay.repository.ts';
 import type { ConversionSlots } from '../playback/conversion-slots.ts';
 import { readCapabilities } from '../playback/edition-presenter.ts';
-import type { KeyframeSource } from '../playback/hls/presentation-registry.ts';
+import { madeOf, parsePayload, partOf, sourceFacts, statusOf } from './trickplay-rows.ts';
 import type { TrickplayMade, TrickplayReader, TrickplayStatus, TrickplayVariant } from './trickplay-ports.ts';
+import {
+  failureReason,
+  type SetMakerDeps,
+  TrickplayFailure,
+  type TrickplayPayload,
+  TrickplaySetMaker,
+} from './trickplay-set-maker.ts';
 
-export interface TrickplayPayload {
-  fileId: number;
-  mode: SheetMode;
-}
+export type { TrickplayPayload } from './trickplay-set-maker.ts';
 
-export interface TrickplayDeps {
+export interface TrickplayDeps extends Omit<SetMakerDeps, 'pause' | 'store'> {
   /** REELSHELF_TRICKPLAY. */
   configured: boolean;
   ffmpegAvailable: boolean;
@@ -58,47 +43,31 @@ export interface TrickplayDeps {
     'get' | 'getMany' | 'folders' | 'queue' | 'begin' | 'markReady' | 'markFailed' | 'abandon' | 'candidates'
   >;
   files: Pick<MediaFileRepository, 'getWithRoot'>;
-  keyframes: KeyframeSource;
-  paths: Pick<MediaPathService, 'resolveInsideRoot'>;
-  store: Pick<
-    DataStore,
-    'makeFolder' | 'commitFolder' | 'removeFolder' | 'listFolders' | 'stat' | 'writeAtomic' | 'usage'
-  >;
+  store: SetMakerDeps['store'] & Pick<DataStore, 'commitFolder' | 'listFolders' | 'usage'>;
   jobs: Pick<JobRunner, 'register' | 'enqueue'>;
-  ffmpeg: { run(options: SheetRunOptions): Promise<SheetRunResult> };
   /** The viewers' conversions: trickplay pauses while one holds or waits for a slot. */
   slots: Pick<ConversionSlots, 'inUse' | 'queued' | 'onChange'>;
   clock: Clock;
-  /** ffmpeg decoder/encoder threads. */
-  threads: number;
-  /** The watchdog's limit (default: the adapter's, 120 s). */
-  stallMs?: number;
-}
-
-/** A failure of the film (recorded on its row, never retried by itself), with a reason people read. */
-class TrickplayFailure extends Error {
-  override name = 'TrickplayFailure';
 }
 
 const AREA = 'trickplay';
-/** Share of the progress bar the ffmpeg pass takes; the Roku re-cut and BIF take the rest. */
-const FFMPEG_SHARE = 90;
 
 export class TrickplayService implements TrickplayReader {
   readonly enabled: boolean;
   /** Set by {@link start} (a serving process): scans then queue trickplay. The CLI never does. */
   private serving = false;
-  private readonly pause: PauseSource;
+  private readonly maker: TrickplaySetMaker;
 
   constructor(private readonly deps: TrickplayDeps) {
     this.enabled = deps.configured && deps.ffmpegAvailable;
     const { slots } = deps;
-    this.pause = {
+    const pause: PauseSource = {
       get paused() {
         return conversionsBusy(slots);
       },
       onChange: (listener) => slots.onChange(listener),
     };
+    this.maker = new TrickplaySetMaker({ ...deps, pause });
     deps.jobs.register<TrickplayPayload>('trickplay', {
       concurrency: 1,
       run: (ctx) => this.run(ctx),
@@ -287,7 +256,7 @@ export class TrickplayService implements TrickplayReader {
     const part = partOf(fileId, ctx.jobId);
     this.active.set(ctx.jobId, part);
     try {
-      const made = await this.make(ctx, file, part);
+      const made = await this.maker.make(ctx, file, part);
       const setFolder = `${fileId}/${ctx.jobId}`;
       await store.commitFolder(AREA, part, setFolder);
       const recorded = await rows.markReady(
@@ -340,184 +309,6 @@ export class TrickplayService implements TrickplayReader {
       this.active.delete(ctx.jobId);
     }
   }
-
-  private async make(
-    ctx: JobContext<TrickplayPayload>,
-    file: NonNullable<Awaited<ReturnType<TrickplayDeps['files']['getWithRoot']>>>,
-    part: string,
-  ): Promise<{
-    layout: TrickplayLayout;
-    sheetBytes: number[];
-    roku: { tileWidth: number; tileHeight: number };
-    rokuSheetBytes: number[];
-    bifBytes: number;
-  }> {
-    const { mode, fileId } = ctx.payload;
-    const { store } = this.deps;
-    if (file.status !== 'present')
-      throw new TrickplayFailure('file_missing: the file is missing from its library root');
-    const capabilities = readCapabilities(file.capabilities_json);
-    if (file.analysis_status !== 'analyzed' || capabilities === null) {
-      throw new TrickplayFailure('not_analysed: the file has not been analysed (rescan its library root)');
-    }
-    const video = capabilities.video;
-    if (video === null) throw new TrickplayFailure('no_video: the file has no video stream');
-    const size = displaySize(video);
-    const plan = planTrickplay({
-      durationSeconds: capabilities.duration_seconds,
-      displayWidth: size?.width ?? null,
-      displayHeight: size?.height ?? null,
-    });
-    if (!plan.ok) throw new TrickplayFailure(`${plan.reason}: ${plan.message}`);
-    let maxGap = 0;
-    if (mode === 'keyframes') {
-      const index = await this.deps.keyframes.keyframesOf(fileId);
-      const gap = index === null ? null : longestKeyframeGap(index.times);
-      if (gap === null) {
-        throw new TrickplayFailure(
-          'no_keyframe_index: no keyframe of the video could be read; remake it in accurate mode (POST {"mode":"accurate"})',
-        );
-      }
-      maxGap = gap;
-    }
-    const sourcePath = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
-    await store.removeFolder(AREA, part);
-    const sheetsDir = await store.makeFolder(AREA, `${part}/sheets`);
-    // A job not started yet waits for the viewers' conversions to end.
-    await this.waitWhilePaused(ctx.signal);
-    const planned = plan.layout;
-    const result = await this.deps.ffmpeg.run({
-      args: buildSheetArgs({
-        source: sourcePath,
-        outputDir: sheetsDir,
-        layout: {
-          interval_ms: planned.intervalMs,
-          width: planned.thumbnailWidth,
-          height: planned.thumbnailHeight,
-          tile_width: planned.tileWidth,
-          tile_height: planned.tileHeight,
-        },
-        mode,
-        thumbnailCount: planned.thumbnailCount,
-        maxKeyframeGapSeconds: maxGap,
-        capabilities,
-        threads: this.deps.threads,
-      }),
-      outputDir: sheetsDir,
-      durationSeconds: capabilities.duration_seconds,
-      signal: ctx.signal,
-      pause: this.pause,
-      onProgress: (percent) => ctx.progress(Math.floor((percent * FFMPEG_SHARE) / 100), 100),
-      ...(this.deps.stallMs === undefined ? {} : { stallMs: this.deps.stallMs }),
-    });
-    const reconciled = reconcileSheets(
-      { thumbnailCount: planned.thumbnailCount, perSheet: thumbnailsPerSheet(planned) },
-      result,
-    );
-    if (!reconciled.ok) throw new TrickplayFailure(`${reconciled.reason}: ${reconciled.message}`);
-    const layout: TrickplayLayout = { ...planned, thumbnailCount: reconciled.thumbnailCount };
-    const roku = rokuLayout(layout);
-    if (roku === null)
-      throw new TrickplayFailure('thumbnail_too_large: a thumbnail is larger than a Roku sheet');
-    const sheetBytes: number[] = [];
-    for (let index = 0; index < sheetCount(layout); index++) {
-      const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
-      if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
-      sheetBytes.push(sheet.sizeBytes);
-    }
-    await store.makeFolder(AREA, `${part}/roku`);
-    const recut = await recutThumbnails({
-      sheets: layout,
-      roku,
-      readSheet: async (index) => {
-        const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
-        if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
-        return readAll(sheet);
-      },
-      writeRokuSheet: async (index, bytes) => {
-        await store.writeAtomic(AREA, `${part}/roku/${index}.jpg`, bytes);
-      },
-      between: async () => {
-        if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
-        await this.waitWhilePaused(ctx.signal);
-      },
-    });
-    ctx.progress(FFMPEG_SHARE + 5, 100);
-    const bif = writeBif(recut.thumbnails, layout.intervalMs);
-    await store.writeAtomic(AREA, `${part}/trickplay.bif`, bif);
-    if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
-    return {
-      layout,
-      sheetBytes,
-      roku: { tileWidth: roku.tileWidth, tileHeight: roku.tileHeight },
-      rokuSheetBytes: recut.rokuSheetBytes,
-      bifBytes: bif.length,
-    };
-  }
-
-  /** Resolves once no viewer's conversion holds or waits for a slot; rejects when `signal` aborts. */
-  private waitWhilePaused(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(reasonOf(signal));
-    if (!this.pause.paused) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        unsubscribe();
-        signal.removeEventListener('abort', aborted);
-      };
-      const aborted = () => {
-        done();
-        reject(reasonOf(signal));
-      };
-      const unsubscribe = this.pause.onChange(() => {
-        if (this.pause.paused) return;
-        done();
-        resolve();
-      });
-      signal.addEventListener('abort', aborted, { once: true });
-    });
-  }
-}
-
-function partOf(fileId: number, jobId: number): string {
-  return `${fileId}/${jobId}.part`;
-}
-
-function sourceFacts(file: {
-  size_bytes: number;
-  mtime_ms: number;
-  fingerprint: string | null;
-}): TrickplaySourceFacts {
-  return {
-    source_size_bytes: Number(file.size_bytes),
-    source_mtime_ms: Number(file.mtime_ms),
-    source_fingerprint: file.fingerprint,
-  };
-}
-
-function parsePayload(json: string): TrickplayPayload | null {
-  try {
-    const parsed = JSON.parse(json) as Partial<TrickplayPayload>;
-    return typeof parsed.fileId === 'number'
-      ? { fileId: parsed.fileId, mode: parsed.mode ?? 'keyframes' }
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-function reasonOf(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new JobCancelledError('trickplay cancelled');
-}
-
-/** The row's reason: `<code>: <what happened>` (the stall, the broken stream, the refusal…). */
-function failureReason(err: unknown): string {
-  if (err instanceof TrickplayFailure) return err.message;
-  if (err instanceof Error && (err as { code?: unknown }).code === 'trickplay_stalled') {
-    return `stalled: ${err.message}`;
-  }
-  if (err instanceof AppError) return `${err.code}: ${err.message}`;
-  if (err instanceof Error && err.name === 'FfmpegError') return `broken_stream: ${err.message}`;
-  return `failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 function noSuch(fileId: number, message: string): AppError {
@@ -525,80 +316,4 @@ function noSuch(fileId: number, message: string): AppError {
     message: `No such seek thumbnails for media file ${fileId}. ${message}`,
     hint: 'GET /api/media-file/{id}/trickplay gives the current URLs.',
   });
-}
-
-async function readAll(file: StoredFile): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of file.read()) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks);
-}
-
-function numbers(json: string | null): number[] | null {
-  if (json === null) return null;
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return Array.isArray(parsed) && parsed.every((n) => typeof n === 'number') ? (parsed as number[]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The made set a row records (state ready with every column), else null. */
-export function madeOf(row: TrickplayRow): TrickplayMade | null {
-  const sheetBytes = numbers(row.sheet_bytes_json);
-  const rokuBytes = numbers(row.roku_sheet_bytes_json);
-  if (
-    row.state !== 'ready' ||
-    row.generation === null ||
-    row.interval_ms === null ||
-    row.thumbnail_width === null ||
-    row.thumbnail_height === null ||
-    row.tile_width === null ||
-    row.tile_height === null ||
-    row.thumbnail_count === null ||
-    row.roku_tile_width === null ||
-    row.roku_tile_height === null ||
-    row.bif_bytes === null ||
-    sheetBytes === null ||
-    rokuBytes === null
-  ) {
-    return null;
-  }
-  const layout: TrickplayLayout = {
-    intervalMs: row.interval_ms,
-    thumbnailWidth: row.thumbnail_width,
-    thumbnailHeight: row.thumbnail_height,
-    tileWidth: row.tile_width,
-    tileHeight: row.tile_height,
-    thumbnailCount: row.thumbnail_count,
-  };
-  return {
-    fileId: row.media_file_id,
-    generation: row.generation,
-    mode: row.mode === 'accurate' ? 'accurate' : 'keyframes',
-    layout,
-    sheetBytes,
-    roku: {
-      layout: { ...layout, tileWidth: row.roku_tile_width, tileHeight: row.roku_tile_height },
-      sheetBytes: rokuBytes,
-    },
-    bifBytes: Number(row.bif_bytes),
-    madeAt: row.made_at ?? row.updated_at,
-  };
-}
-
-function statusOf(row: TrickplayRow): TrickplayStatus {
-  if ((row.state === 'queued' || row.state === 'running') && row.job_id !== null) {
-    return { state: row.state, jobId: row.job_id };
-  }
-  if (row.state === 'failed') {
-    return {
-      state: 'failed',
-      reason: row.reason ?? 'failed',
-      jobId: row.job_id,
-      failedAt: row.failed_at ?? row.updated_at,
-    };
-  }
-  const made = madeOf(row);
-  return made === null ? { state: 'none' } : { state: 'ready', made };
 }
