@@ -128,7 +128,7 @@ export class TrickplayService implements TrickplayReader {
   /**
    * POST /api/media-file/{id}/trickplay: makes (or remakes) the file's set as a job; joins the one
    * queued or running for it.
-   * @throws AppError 404 for an unknown file, 409 `trickplay_unavailable` when off or without ffmpeg
+   * @throws AppError 404 for an unknown or missing file, 409 `trickplay_unavailable` when off or without ffmpeg
    */
   async request(
     fileId: number,
@@ -148,6 +148,13 @@ export class TrickplayService implements TrickplayReader {
     }
     const file = await this.deps.files.getWithRoot(fileId);
     if (file === undefined) throw notFound('media file', fileId);
+    // Not the film's failure: nothing is queued (and nothing recorded) until it is back.
+    if (file.status !== 'present') {
+      throw new AppError('file_missing', {
+        message: `Media file ${fileId} is missing from its library root.`,
+        hint: 'Reconnect its disk and rescan the library root.',
+      });
+    }
     const { id, created } = await this.deps.jobs.enqueue<TrickplayPayload>(
       'trickplay',
       { fileId, mode },

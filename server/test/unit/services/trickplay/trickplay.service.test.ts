@@ -152,7 +152,10 @@ function build(run: (options: SheetRunOptions) => Promise<SheetRunResult>) {
     ffmpegAvailable: true,
     mode: 'keyframes',
     rows,
-    files: { getWithRoot: async (id) => (id === FILE.id ? FILE : undefined) },
+    files: {
+      getWithRoot: async (id) =>
+        id === FILE.id ? FILE : id === 2 ? { ...FILE, id: 2, status: 'missing' } : undefined,
+    },
     keyframes: { keyframesOf: async () => ({ times: [0, 4, 8] }) },
     paths: { resolveInsideRoot: async () => '/library/Film (2001).mp4' },
     store,
@@ -208,5 +211,12 @@ describe('TrickplayService: never in a viewer’s way, nothing half made', () =>
     assert.deepEqual(readdirSync(store.resolve('trickplay', String(FILE.id))), [String(first.jobId)]);
     const status = await service.status(FILE.id);
     assert.equal(status.state === 'ready' ? status.made.generation : null, first.jobId);
+  });
+
+  it('POST on an unknown file is 404, on a missing one 404 file_missing: nothing queued, nothing recorded', async () => {
+    const { service, jobs, rows } = build(writeSheet);
+    await assert.rejects(service.request(99), { code: 'not_found' });
+    await assert.rejects(service.request(2), { code: 'file_missing' });
+    assert.deepEqual([jobs.rows.length, rows.rows.size], [0, 0]);
   });
 });
