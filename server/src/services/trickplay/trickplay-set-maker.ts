@@ -85,6 +85,9 @@ export class TrickplaySetMaker {
       displayHeight: size?.height ?? null,
     });
     if (!plan.ok) throw new TrickplayFailure(`${plan.reason}: ${plan.message}`);
+    // A job not started yet waits for the viewers' conversions to end (the keyframe read may scan
+    // the whole file; once ffmpeg runs, it is stopped and continued instead).
+    await this.waitWhilePaused(ctx.signal);
     let maxGap = 0;
     if (mode === 'keyframes') {
       const index = await this.deps.keyframes.keyframesOf(fileId);
@@ -99,8 +102,6 @@ export class TrickplaySetMaker {
     const sourcePath = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
     await store.removeFolder(AREA, part);
     const sheetsDir = await store.makeFolder(AREA, `${part}/sheets`);
-    // A job not started yet waits for the viewers' conversions to end.
-    await this.waitWhilePaused(ctx.signal);
     const planned = plan.layout;
     const result = await this.deps.ffmpeg.run({
       args: buildSheetArgs({
