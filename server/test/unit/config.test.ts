@@ -127,7 +127,11 @@ describe('loadConfig', () => {
     ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
     ['watch', { REELSHELF_WATCH: 'sometimes' }, /REELSHELF_WATCH=sometimes .*on, off/],
     ['trickplay', { REELSHELF_TRICKPLAY: 'yes' }, /REELSHELF_TRICKPLAY=yes .*on, off/],
-    ['trickplay mode', { REELSHELF_TRICKPLAY_MODE: 'fast' }, /REELSHELF_TRICKPLAY_MODE=fast .*keyframes, accurate/],
+    [
+      'trickplay mode',
+      { REELSHELF_TRICKPLAY_MODE: 'fast' },
+      /REELSHELF_TRICKPLAY_MODE=fast .*keyframes, accurate/,
+    ],
     ['follow symlinks', { REELSHELF_FOLLOW_SYMLINKS: 'yes' }, /REELSHELF_FOLLOW_SYMLINKS=yes .*on, off/],
     ['rescan interval', { REELSHELF_RESCAN_INTERVAL: 'daily' }, /REELSHELF_RESCAN_INTERVAL=daily .*6h/],
     ['rescan interval fraction', { REELSHELF_RESCAN_INTERVAL: '1.5h' }, /REELSHELF_RESCAN_INTERVAL/],
