@@ -26,6 +26,8 @@ const CAPABILITIES = {
   jellyfin: ['library', 'playback', 'system', 'people'],
   // dlna: the UPnP MediaServer's use cases (content directory, media, SSDP), for its one person.
   dlna: ['library', 'playback', 'system', 'people'],
+  // trickplay: making and keeping seek thumbnails (the job, its rows and files, the reader surfaces serve from).
+  trickplay: ['library', 'playback', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -20,6 +20,7 @@ export async function benchAnalysis(): Promise<void> {
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
     }),
   );
   try {

@@ -253,7 +253,11 @@ async function reelshelfPage(seedFilm: string): Promise<void> {
     } finally {
       await setup.stop();
     }
-    const config = loadConfig({ REELSHELF_DATA_DIR: dataDir, REELSHELF_DLNA_SSDP_PORT: 'off' });
+    const config = loadConfig({
+      REELSHELF_DATA_DIR: dataDir,
+      REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
+    });
     const opened = await openDatabase(config.databaseUrl);
     try {
       const analysed = await opened.db

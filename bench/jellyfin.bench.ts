@@ -51,6 +51,7 @@ async function benchScale(movies: number): Promise<void> {
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
     });
     const opened = await openDatabase(config.databaseUrl);
     await seedMoviesWithCopies(opened.db, movies);

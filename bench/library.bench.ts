@@ -63,6 +63,7 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
     });
     const seedStart = performance.now();
     const opened = await openDatabase(config.databaseUrl);

@@ -210,6 +210,7 @@ export async function withLibrary<T>(
         REELSHELF_JELLYFIN_PORT: 'off',
         REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
         REELSHELF_DLNA_SSDP_PORT: 'off',
+        REELSHELF_TRICKPLAY: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so its ffmpeg runs go with it.

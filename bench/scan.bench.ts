@@ -32,6 +32,7 @@ async function timeScans(count: number, env: Record<string, string>): Promise<Sc
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
       REELSHELF_WATCH: 'off',
       ...env,
     }),

@@ -214,6 +214,7 @@ export async function benchSearch(): Promise<void> {
     REELSHELF_JELLYFIN_PORT: 'off',
     REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
     REELSHELF_DLNA_SSDP_PORT: 'off',
+    REELSHELF_TRICKPLAY: 'off',
   });
   const server = await createServer(config);
   try {

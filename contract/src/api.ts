@@ -213,9 +213,10 @@ export interface JobProgress {
 
 /**
  * The runner's job kinds: `artifact` is a "Prepare for TV" build (prewarm), `enrich` a metadata fetch,
- * `import` the writes of a POST /api/import (or CLI import) while its request runs.
+ * `import` the writes of a POST /api/import (or CLI import) while its request runs, `trickplay` the
+ * seek thumbnails of one media file.
  */
-export type JobKindName = 'scan' | 'artwork' | 'enrich' | 'artifact' | 'import';
+export type JobKindName = 'scan' | 'artwork' | 'enrich' | 'artifact' | 'import' | 'trickplay';
 
 export type JobStatusName = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 

@@ -82,6 +82,16 @@ export interface Config {
    * Tests keep it off: SSDP multicasts, and a test multicasts only inside its own network namespace.
    */
   dlnaSsdpPort: number | null;
+  /**
+   * REELSHELF_TRICKPLAY: whether seek thumbnails are made in the background (after scans, one film
+   * at a time, paused while a viewer's conversion runs; docs/trickplay.md "Making and keeping").
+   */
+  trickplay: boolean;
+  /**
+   * REELSHELF_TRICKPLAY_MODE: `keyframes` decodes keyframes only (the thumbnail nearest each mark,
+   * within half a GOP); `accurate` decodes every frame (the frame at the mark; for long-GOP films).
+   */
+  trickplayMode: 'keyframes' | 'accurate';
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -320,5 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     dlnaPerson: dlnaPerson(env),
     dlnaName: dlnaName(env),
     dlnaSsdpPort: portOrOff(env, 'REELSHELF_DLNA_SSDP_PORT', 1900),
+    trickplay: oneOf(env, 'REELSHELF_TRICKPLAY', 'on', ['on', 'off'] as const) === 'on',
+    trickplayMode: oneOf(env, 'REELSHELF_TRICKPLAY_MODE', 'keyframes', ['keyframes', 'accurate'] as const),
   };
 }

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   ambiguous_match: { status: 409, message: 'Several movies match.' },
   root_exists: { status: 409, message: 'This folder is already a library root.' },
   root_overlaps: { status: 409, message: 'This folder overlaps another library root.' },
+  trickplay_unavailable: { status: 409, message: 'This server makes no seek thumbnails.' },
   subtitle_is_image: { status: 409, message: 'This subtitle track is pictures, not text: it has no WebVTT.' },
   precondition_failed: { status: 412, message: 'A precondition of the request does not hold.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },

@@ -95,8 +95,11 @@ export async function createServer(
   });
   // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
   const lock = new ProcessLock(config.dataDir);
-  if (lock.acquire()) await services.jobs.recover();
+  const ownsJobs = lock.acquire();
+  if (ownsJobs) await services.jobs.recover();
   await services.artifacts.load();
+  // Seek thumbnails no row names (a crash, files removed while stopped) go from the data dir.
+  if (ownsJobs) await services.trickplayJobs.sweep();
   const app = buildHttpApp(services, {
     apiToken,
     logLevel: config.logLevel,
@@ -198,6 +201,8 @@ export async function createServer(
       // The roots are watched (and rescanned periodically) by a serving process, not by the CLI; the
       // watchers are armed in the background.
       void services.rootWatch.start(app.log);
+      // A serving process makes seek thumbnails: what is missing now, then after every scan.
+      services.trickplayJobs.start();
       return url;
     },
     close() {

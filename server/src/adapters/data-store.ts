@@ -20,6 +20,11 @@ export const STORAGE_AREAS = {
   segments: 'segments',
   /** WebVTT conversions of subtitle tracks (services/playback/subtitle-vtt.service.ts), one folder per content. */
   subtitles: 'subtitles',
+  /**
+   * Seek thumbnails: `<fileId>/<generation>/` per made set (sheets, Roku sheets, BIF), built in
+   * `<fileId>/<job>.part/` and renamed into place (services/trickplay/trickplay.service.ts).
+   */
+  trickplay: 'trickplay',
   /** Device profiles a user adds as JSON files (read only: the server never writes here). */
   devices: 'devices',
 } as const;
@@ -210,6 +215,39 @@ export class DataStore {
     const committed = await this.stat(area, toRelative);
     if (committed === null) throw new Error(`${area}/${toRelative} vanished after it was renamed`);
     return committed;
+  }
+
+  /**
+   * Creates a folder of the area (and those on the way) with the checks of {@link writeAtomic}, and
+   * returns its real path: where a tool that takes a folder (ffmpeg's image2 output) writes.
+   * @throws StoragePathError when the path, or a symlinked folder on it, leads out of the area
+   */
+  async makeFolder(area: StorageArea, relativeDir: string): Promise<string> {
+    const full = this.resolve(area, relativeDir);
+    return this.writableFolder(area, join(full, '.folder'));
+  }
+
+  /**
+   * Renames a folder a tool filled (`<file>/<job>.part` → `<file>/<job>`): the atomic last step of a
+   * set of files, so a reader sees all of them or none. Same checks as {@link commit}: both paths
+   * inside the area with symlinks resolved, the source a real folder (not a symlink), the target
+   * absent (a rename never replaces a set someone may be reading).
+   * @throws StoragePathError when either path leads out of the area or the source is not a folder
+   */
+  async commitFolder(area: StorageArea, fromRelative: string, toRelative: string): Promise<string> {
+    const fromFull = this.resolve(area, fromRelative);
+    const toFull = this.resolve(area, toRelative);
+    const from = join(await this.writableFolder(area, fromFull), basename(fromFull));
+    const info = await lstat(from).catch(() => null);
+    if (info === null || !info.isDirectory()) {
+      throw new StoragePathError(`${area}/${fromRelative} is not a folder of the area`);
+    }
+    const to = join(await this.writableFolder(area, toFull), basename(toFull));
+    if ((await lstat(to).catch(() => null)) !== null) {
+      throw new StoragePathError(`${area}/${toRelative} exists already`);
+    }
+    await rename(from, to);
+    return to;
   }
 
   /**

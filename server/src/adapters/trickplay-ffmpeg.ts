@@ -11,16 +11,32 @@
  * ffmpeg never outlives this process: the argv writes one line per thumbnail to `pipe:3`; when Node
  * dies, even by SIGKILL, the next line's write fails and ffmpeg ends its outputs and exits. (The
  * `-progress` pipe cannot do it: ffmpeg ignores SIGPIPE and carries on past a failed progress write.)
+ * A STOPPED ffmpeg (paused for a viewer, below) writes nothing and cannot notice, so it also runs
+ * under `setpriv --pdeathsig KILL` where util-linux has it: the kernel kills it when Node goes.
+ *
+ * Paused: while `pause.paused` (a viewer's conversion holds or waits for a slot) the process group is
+ * sent SIGSTOP, and SIGCONT once it is not; the watchdog does not count the time stopped.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { FfmpegAdapter } from './ffmpeg.ts';
 import { findOnPath } from './media-tools.ts';
 import { ProgressParser } from '../domain/ffmpeg/progress.ts';
+import { pauseAction } from '../domain/trickplay/making.ts';
 
 /** ffmpeg made no new sheet and no new thumbnail for `stallMs`: it was ended. */
 export class TrickplayStalledError extends Error {
   override name = 'TrickplayStalledError';
   readonly code = 'trickplay_stalled';
+}
+
+/** Whether the run must be stopped now, and a way to hear when that changes. */
+export interface PauseSource {
+  readonly paused: boolean;
+  /** Returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
 }
 
 export interface SheetRunOptions {
@@ -38,11 +54,17 @@ export interface SheetRunOptions {
   onSpawn?(pid: number): void;
   /** How long without headway before ffmpeg is ended; default {@link DEFAULT_STALL_MS}. */
   stallMs?: number;
+  /** Stops ffmpeg (SIGSTOP) while paused, continues it (SIGCONT) after. */
+  pause?: PauseSource;
+  /** Called with true when ffmpeg was stopped, false when continued (logs, tests). */
+  onPauseChange?(stopped: boolean): void;
 }
 
 export interface SheetRunResult {
   /** Sheet files written (`0.jpg` … in order). */
   sheets: number;
+  /** Thumbnails ffmpeg picked (one `framecrc` line each on pipe:3): the real count, not the padded grid's. */
+  thumbnails: number;
 }
 
 export const DEFAULT_STALL_MS = 120_000;
@@ -63,14 +85,70 @@ export function lowPriorityPrefix(searchPath: string | undefined = process.env.P
   return [...(nice === null ? [] : [nice, '-n', '19']), ...(ionice === null ? [] : [ionice, '-c3'])];
 }
 
+let pdeathsigSupport: Map<string, boolean> | undefined;
+
+/**
+ * `setpriv --pdeathsig KILL` when util-linux's setpriv is present and knows the option (2.33+): the
+ * kernel then kills the process when the thread that started it (Node's) dies. [] elsewhere.
+ */
+export function deathSignalPrefix(searchPath: string | undefined = process.env.PATH): string[] {
+  const setpriv = findOnPath('setpriv', searchPath);
+  if (setpriv === null) return [];
+  pdeathsigSupport ??= new Map();
+  let supported = pdeathsigSupport.get(setpriv);
+  if (supported === undefined) {
+    try {
+      supported = execFileSync(setpriv, ['--help'], { encoding: 'utf8', timeout: 5000 }).includes(
+        '--pdeathsig',
+      );
+    } catch {
+      supported = false;
+    }
+    pdeathsigSupport.set(setpriv, supported);
+  }
+  return supported ? [setpriv, '--pdeathsig', 'KILL'] : [];
+}
+
+/** Counts `framecrc` data lines (one per thumbnail) as they arrive in chunks. */
+class ThumbnailCounter {
+  count = 0;
+  private partial = '';
+
+  push(chunk: Buffer): void {
+    const lines = (this.partial + chunk.toString('latin1')).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) if (line !== '' && !line.startsWith('#')) this.count++;
+  }
+
+  end(): number {
+    if (this.partial !== '' && !this.partial.startsWith('#')) this.count++;
+    this.partial = '';
+    return this.count;
+  }
+}
+
 export class TrickplayFfmpeg {
   private readonly prefix: string[];
 
   constructor(
     private readonly ffmpegPath: string,
-    prefix: string[] = lowPriorityPrefix(),
+    prefix: string[] = [...deathSignalPrefix(), ...lowPriorityPrefix()],
   ) {
     this.prefix = prefix;
+  }
+
+  /**
+   * Whether process `pid` has exec'd the tool (its `comm` is ffmpeg's, not a prefix's). Without
+   * /proc (not Linux: no setpriv either) it is taken as running.
+   */
+  private runsTool(pid: number): boolean {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return true;
+    }
+    return comm === basename(this.ffmpegPath).slice(0, 15) || this.prefix.length === 0;
   }
 
   async run(options: SheetRunOptions): Promise<SheetRunResult> {
@@ -83,7 +161,33 @@ export class TrickplayFfmpeg {
     let lastOutTime: number | null = null;
     let lastSheets = await countSheets(options.outputDir);
     let lastPercent = -1;
+    let pid: number | null = null;
+    let stopped = false;
+    const thumbnails = new ThumbnailCounter();
+    // Stopped or continued as the pause source says; stopped time is no stall.
+    let retry: NodeJS.Timeout | undefined;
+    const follow = () => {
+      const action = pauseAction(options.pause?.paused === true, stopped);
+      if (pid === null || action === 'none') return;
+      // Not before ffmpeg itself runs: a setpriv stopped before it set the parent-death signal
+      // would outlive us. (Exec takes milliseconds; asked again shortly.)
+      if (action === 'stop' && !this.runsTool(pid)) {
+        clearTimeout(retry);
+        retry = setTimeout(follow, 20);
+        return;
+      }
+      try {
+        process.kill(-pid, action === 'stop' ? 'SIGSTOP' : 'SIGCONT');
+      } catch {
+        return; // already gone: its exit settles the run
+      }
+      stopped = action === 'stop';
+      lastHeadway = Date.now();
+      options.onPauseChange?.(stopped);
+    };
+    const unfollow = options.pause?.onChange(follow);
     const check = async () => {
+      if (stopped) lastHeadway = Date.now();
       const sheets = await countSheets(options.outputDir);
       if (sheets !== lastSheets) {
         lastSheets = sheets;
@@ -102,9 +206,17 @@ export class TrickplayFfmpeg {
     try {
       await new FfmpegAdapter(binary ?? this.ffmpegPath).run([...prefixArgs, ...options.args], {
         signal,
-        // pipe:3, the thumbnail lines: read and dropped (the FfmpegAdapter drains it).
+        // pipe:3, the thumbnail lines: counted (the real number of thumbnails).
         outputs: 1,
-        ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
+        onOutput: (_index, chunk) => {
+          thumbnails.push(chunk);
+          lastHeadway = Date.now();
+        },
+        onSpawn: (spawned) => {
+          pid = spawned;
+          options.onSpawn?.(spawned);
+          follow();
+        },
         onStdout: (chunk) => {
           const now = progress.push(chunk);
           if (now.outTimeSeconds !== null && now.outTimeSeconds !== lastOutTime) {
@@ -119,7 +231,9 @@ export class TrickplayFfmpeg {
       });
     } finally {
       clearInterval(timer);
+      clearTimeout(retry);
+      unfollow?.();
     }
-    return { sheets: await countSheets(options.outputDir) };
+    return { sheets: await countSheets(options.outputDir), thumbnails: thumbnails.end() };
   }
 }

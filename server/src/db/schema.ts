@@ -241,6 +241,36 @@ export interface KeyframeIndexesTable {
   created_at: Timestamp;
 }
 
+/** Seek thumbnails of a media file (db/migrations/0008-trickplay.ts). */
+export interface TrickplayTable {
+  media_file_id: number;
+  /** queued | running | ready | failed */
+  state: string;
+  job_id: number | null;
+  generation: number | null;
+  /** keyframes | accurate */
+  mode: string;
+  interval_ms: number | null;
+  thumbnail_width: number | null;
+  thumbnail_height: number | null;
+  tile_width: number | null;
+  tile_height: number | null;
+  thumbnail_count: number | null;
+  sheet_bytes_json: string | null;
+  roku_tile_width: number | null;
+  roku_tile_height: number | null;
+  roku_sheet_bytes_json: string | null;
+  bif_bytes: number | null;
+  reason: string | null;
+  source_size_bytes: number;
+  source_mtime_ms: number;
+  source_fingerprint: string | null;
+  made_at: Timestamp | null;
+  failed_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** Subtitle files beside a media file, found by the scan (docs/naming.md, "Subtitles"). */
 export interface SubtitleSidecarsTable {
   id: Id;
@@ -380,6 +410,7 @@ export interface Database {
   provider_cache: ProviderCacheTable;
   artifacts: ArtifactsTable;
   keyframe_indexes: KeyframeIndexesTable;
+  trickplay: TrickplayTable;
   subtitle_sidecars: SubtitleSidecarsTable;
   movie_search: MovieSearchTable;
   movie_search_pending: MovieSearchPendingTable;

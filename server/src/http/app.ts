@@ -18,6 +18,7 @@ import { registerArtworkRoutes } from './routes/artwork.routes.ts';
 import { registerBarcodeRoutes } from './routes/barcode.routes.ts';
 import { registerImportExportRoutes } from './routes/import-export.routes.ts';
 import { registerJobRoutes } from './routes/jobs.routes.ts';
+import { registerTrickplayJobRoutes } from './routes/trickplay.routes.ts';
 import { registerLibraryRootRoutes } from './routes/library-roots.routes.ts';
 import { registerMovieRoutes } from './routes/movies.routes.ts';
 import { registerPlaybackRoutes } from './routes/playback.routes.ts';
@@ -268,6 +269,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerBarcodeRoutes(api, services.barcodes);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
+    registerTrickplayJobRoutes(api, services.trickplayJobs);
     registerDlnaRoutes(api, services.dlna);
     registerPeopleRoutes(api, {
       users: services.users,

@@ -188,6 +188,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /people/users/:id/sign-out': 'admin',
   'POST /people/keys': 'admin',
   'POST /people/keys/:id/revoke': 'admin',
+  // Making (or remaking) a file's seek thumbnails: a background job on the server's CPU.
+  'POST /api/media-file/:id/trickplay': 'admin',
   // Whether DLNA is on, for whom, and which TVs asked lately.
   'GET /api/dlna': 'admin',
   // What plays now, and stopping a play: admins only (listed to say so on purpose).

@@ -78,8 +78,10 @@ import type { HlsService } from './playback/hls.service.ts';
 import type { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { buildConversions } from './playback/conversion-wiring.ts';
-import { buildTrickplay } from './trickplay/trickplay-wiring.ts';
+import { buildTrickplay, withTrickplaySweep } from './trickplay/trickplay-wiring.ts';
 import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
+import type { TrickplayService } from './trickplay/trickplay.service.ts';
+import { TrickplayRepository as TrickplayRows } from '../repositories/trickplay.repository.ts';
 import { buildDlna, type DlnaServices, type DlnaViewerSource } from './dlna/dlna-wiring.ts';
 import { buildJellyfin } from './jellyfin/jellyfin-services.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
@@ -147,6 +149,8 @@ export interface Services {
   dlna: DlnaServices;
   /** Seek thumbnails (docs/trickplay.md) as every surface reads them. */
   trickplay: TrickplayReader;
+  /** Making and keeping them: the job, POST /api/media-file/{id}/trickplay, the start-up sweep. */
+  trickplayJobs: TrickplayService;
 }
 
 export interface ServiceDeps {
@@ -258,6 +262,7 @@ export function buildServices(deps: ServiceDeps): Services {
     text: fs,
     newMovies,
     afterStagingWrite: deps.afterStagingWrite,
+    afterScan: () => trickplay.jobs.afterScan(),
   });
   const rootWatch = new RootWatchService({
     roots: { list: (): Promise<LibraryRootView[]> => roots.list() },
@@ -270,7 +275,7 @@ export function buildServices(deps: ServiceDeps): Services {
     ...deps.watchTimings,
   });
   const roots = new WatchedLibraryRoots(
-    rootWatch,
+    withTrickplaySweep(rootWatch, () => trickplay.jobs),
     new LibraryRootRepository(deps.db),
     kyselyUnitOfWork(deps.db, (trx) => new LibraryRootRepository(trx)),
     fs,
@@ -327,7 +332,7 @@ export function buildServices(deps: ServiceDeps): Services {
     cache: playbackCache,
   });
   // The conversions (HLS with its subtitles, cut at keyframes) and the seek thumbnails beside them.
-  const { subtitleTracks, subtitles, hls } = buildConversions({
+  const { keyframeSource, subtitleTracks, subtitles, hls } = buildConversions({
     deps,
     mediaFiles,
     keyframeRows: new KeyframeIndexRepository(deps.db),
@@ -340,7 +345,8 @@ export function buildServices(deps: ServiceDeps): Services {
     artifacts,
     editions,
   });
-  const trickplay = buildTrickplay({ config: deps.config, reader: deps.trickplayReader });
+  const [rows, keyframes] = [new TrickplayRows(deps.db), keyframeSource];
+  const trickplay = buildTrickplay({ deps, rows, files: mediaFiles, keyframes, paths, store, jobs, slots });
   // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
   const users = new UserRepository(deps.db);
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
@@ -480,5 +486,6 @@ export function buildServices(deps: ServiceDeps): Services {
     subtitleTracks,
     subtitles,
     trickplay: trickplay.reader,
+    trickplayJobs: trickplay.jobs,
   };
 }

@@ -77,6 +77,7 @@ export async function startReelshelf(
       REELSHELF_WATCH: 'off',
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
       ...env,
     }),
   );

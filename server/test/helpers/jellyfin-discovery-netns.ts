@@ -93,6 +93,7 @@ async function start(
       REELSHELF_LOG_LEVEL: 'silent',
       REELSHELF_WATCH: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: '0',
+      REELSHELF_TRICKPLAY: 'off',
       ...env,
     }),
   );

@@ -42,6 +42,8 @@ export async function startServerProcess(
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       // SSDP multicasts: only ever inside a test's own network namespace (helpers/netns.ts).
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      // No trickplay ffmpeg jobs after scans unless a test asks for them.
+      REELSHELF_TRICKPLAY: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -34,6 +34,8 @@ export async function startTestServer(
     REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
     // SSDP multicasts: only ever inside a test's own network namespace (helpers/netns.ts).
     REELSHELF_DLNA_SSDP_PORT: 'off',
+    // Seek thumbnails would start an ffmpeg job per scanned film: the trickplay tests turn them on.
+    REELSHELF_TRICKPLAY: 'off',
     ...env,
     REELSHELF_DATA_DIR: dataDir,
   });

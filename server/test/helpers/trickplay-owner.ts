@@ -1,11 +1,14 @@
 /**
  * A process that owns one sheet run and nothing else (the "ffmpeg never outlives its owner" test
- * kills it with SIGKILL): argv = ffmpeg, source, output folder; prints ffmpeg's pid, then waits.
+ * kills it with SIGKILL): argv = ffmpeg, source, output folder[, `paused`]; prints ffmpeg's pid, then
+ * waits. With `paused` the run is paused from the start (as while a viewer's conversion holds a
+ * slot): ffmpeg is stopped (SIGSTOP) and writes nothing, so only the kernel's parent-death signal
+ * can end it.
  */
 import { TrickplayFfmpeg } from '../../src/adapters/trickplay-ffmpeg.ts';
 import { buildSheetArgs } from '../../src/domain/trickplay/sheet-command.ts';
 
-const [ffmpeg = 'ffmpeg', source = '', outputDir = ''] = process.argv.slice(2);
+const [ffmpeg = 'ffmpeg', source = '', outputDir = '', paused = ''] = process.argv.slice(2);
 const args = buildSheetArgs({
   source,
   outputDir,
@@ -17,5 +20,11 @@ const args = buildSheetArgs({
   threads: 1,
 });
 new TrickplayFfmpeg(ffmpeg)
-  .run({ args, outputDir, durationSeconds: 1000, onSpawn: (pid) => process.stdout.write(`${pid}\n`) })
+  .run({
+    args,
+    outputDir,
+    durationSeconds: 1000,
+    onSpawn: (pid) => process.stdout.write(`${pid}\n`),
+    ...(paused === 'paused' ? { pause: { paused: true, onChange: () => () => undefined } } : {}),
+  })
   .catch(() => process.exit(1));

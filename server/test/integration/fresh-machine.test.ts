@@ -91,6 +91,7 @@ describe('a fresh machine: no ffmpeg/ffprobe on the PATH', () => {
       REELSHELF_JELLYFIN_PORT: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
       REELSHELF_API_TOKEN: TOKEN,
       REELSHELF_LOG_LEVEL: 'warn',
     };

@@ -3,7 +3,8 @@
  * films whose colour changes on a known schedule: each thumbnail, cropped out of its sheet with
  * sharp, has the colour of the moment it must show (keyframe mode: the keyframe nearest its mark;
  * accurate mode: the frame at the mark); a 10-bit HDR10 HEVC film is tone-mapped, not washed out;
- * a stuck ffmpeg is ended by the watchdog and an aborted one is killed.
+ * a stuck ffmpeg is ended by the watchdog and an aborted one is killed; a run is stopped (state T)
+ * while a conversion slot is held and finishes after; a stopped ffmpeg still dies with its owner.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { TrickplayFfmpeg, TrickplayStalledError } from '../../src/adapters/trickplay-ffmpeg.ts';
+import { conversionsBusy } from '../../src/domain/trickplay/making.ts';
+import { ConversionSlots } from '../../src/services/playback/conversion-slots.ts';
 import type { VideoCapabilities } from '../../src/domain/media/capabilities.ts';
 import {
   buildSheetArgs,
@@ -378,7 +381,107 @@ describe('trickplay sheets with the real ffmpeg', { timeout: 300_000 }, () => {
       owner.kill('SIGKILL');
     }
   });
+
+  it('paused while a viewer’s conversion holds a slot: ffmpeg stopped (T), no stall counted, done after release', async () => {
+    const slots = new ConversionSlots(1);
+    const pause = {
+      get paused() {
+        return conversionsBusy(slots);
+      },
+      onChange: (l: () => void) => slots.onChange(l),
+    };
+    const viewer = slots.takeNow();
+    const dir = join(root, 'paused');
+    mkdirSync(dir);
+    const states: string[] = [];
+    const changes: boolean[] = [];
+    let pid = 0;
+    const run = tool.run({
+      args: buildSheetArgs({
+        source: gop4.path,
+        outputDir: dir,
+        layout: LAYOUT,
+        mode: 'accurate',
+        thumbnailCount: 13,
+        maxKeyframeGapSeconds: 4,
+        capabilities: video('sdr'),
+        threads: 1,
+      }),
+      outputDir: dir,
+      durationSeconds: gop4.durationSeconds,
+      // Shorter than the pause: stopped time must not count as a stall.
+      stallMs: 1000,
+      pause,
+      onPauseChange: (stopped) => changes.push(stopped),
+      onSpawn: (p) => (pid = p),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    states.push(processState(pid));
+    assert.deepEqual(readdirSync(dir), [], 'nothing written while stopped');
+    viewer.release();
+    const result = await run;
+    assert.deepEqual(states, ['T']);
+    assert.deepEqual(changes, [true, false]);
+    assert.deepEqual(result, { sheets: 2, thumbnails: 13 });
+  });
+
+  it('a stopped (paused) ffmpeg still dies with its owner killed by SIGKILL (setpriv --pdeathsig)', async () => {
+    const dir = join(root, 'orphan-paused');
+    mkdirSync(dir);
+    const owner = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '../helpers/trickplay-owner.ts'),
+        fixtureFfmpeg,
+        gop4.path,
+        dir,
+        'paused',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let pid = 0;
+    try {
+      pid = await new Promise<number>((resolve, reject) => {
+        owner.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim())));
+        owner.once('exit', () => reject(new Error('the owner exited before starting ffmpeg')));
+      });
+      // Once setpriv, nice and ionice have exec'd ffmpeg (same pid) and it was stopped.
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && !(comm(pid) === 'ffmpeg' && processState(pid) === 'T')) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(comm(pid), 'ffmpeg');
+      assert.equal(processState(pid), 'T', 'ffmpeg is stopped while its owner lives');
+      owner.kill('SIGKILL');
+      const gone = Date.now() + 5000;
+      while (Date.now() < gone && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(alive(pid), false, 'the stopped ffmpeg died with its owner');
+    } finally {
+      owner.kill('SIGKILL');
+      // A failed run leaves no stopped ffmpeg behind.
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
 });
+
+/** The state letter of /proc/<pid>/stat (R, S, T, Z…), '' when gone. */
+function processState(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[0] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function comm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
 
 function alive(pid: number): boolean {
   try {

@@ -128,6 +128,7 @@ describe('visibility: a child walks every route', () => {
       REELSHELF_JELLYFIN_PORT: '0',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
       REELSHELF_DLNA_SSDP_PORT: 'off',
+      REELSHELF_TRICKPLAY: 'off',
       // DLNA on for the child: its public /dlna routes (description, SCPDs, icons, control, GENA)
       // answer the walk from loopback, a LAN address, and must not tell of a hidden film either.
       REELSHELF_DLNA: 'Kid',

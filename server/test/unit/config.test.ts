@@ -81,6 +81,13 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ REELSHELF_WATCH: 'ON' }).watch, true);
   });
 
+  it('reads trickplay on/off (default on) and its mode (default keyframes)', () => {
+    assert.equal(loadConfig({}).trickplay, true);
+    assert.equal(loadConfig({}).trickplayMode, 'keyframes');
+    assert.equal(loadConfig({ REELSHELF_TRICKPLAY: 'OFF' }).trickplay, false);
+    assert.equal(loadConfig({ REELSHELF_TRICKPLAY_MODE: 'Accurate' }).trickplayMode, 'accurate');
+  });
+
   it('reads whether symlinks out of a root are followed', () => {
     assert.equal(loadConfig({ REELSHELF_FOLLOW_SYMLINKS: 'off' }).followSymlinks, false);
     assert.equal(loadConfig({ REELSHELF_FOLLOW_SYMLINKS: 'On' }).followSymlinks, true);
@@ -119,6 +126,12 @@ describe('loadConfig', () => {
     ['short token', { REELSHELF_API_TOKEN: 'abc' }, /too short/],
     ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
     ['watch', { REELSHELF_WATCH: 'sometimes' }, /REELSHELF_WATCH=sometimes .*on, off/],
+    ['trickplay', { REELSHELF_TRICKPLAY: 'yes' }, /REELSHELF_TRICKPLAY=yes .*on, off/],
+    [
+      'trickplay mode',
+      { REELSHELF_TRICKPLAY_MODE: 'fast' },
+      /REELSHELF_TRICKPLAY_MODE=fast .*keyframes, accurate/,
+    ],
     ['follow symlinks', { REELSHELF_FOLLOW_SYMLINKS: 'yes' }, /REELSHELF_FOLLOW_SYMLINKS=yes .*on, off/],
     ['rescan interval', { REELSHELF_RESCAN_INTERVAL: 'daily' }, /REELSHELF_RESCAN_INTERVAL=daily .*6h/],
     ['rescan interval fraction', { REELSHELF_RESCAN_INTERVAL: '1.5h' }, /REELSHELF_RESCAN_INTERVAL/],

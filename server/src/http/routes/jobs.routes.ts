@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { JobService } from '../../services/system/job.service.ts';
 import { idParams } from '../schemas.ts';
 
-const JOB_KINDS: readonly JobKindName[] = ['scan', 'artwork', 'enrich', 'artifact', 'import'];
+const JOB_KINDS: readonly JobKindName[] = ['scan', 'artwork', 'enrich', 'artifact', 'import', 'trickplay'];
 const JOB_STATUSES: readonly JobStatusName[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
 const listQuery = {

@@ -21,6 +21,7 @@ export interface ConversionSlot {
 export class ConversionSlots {
   private held = 0;
   private readonly waiters: { grant: (slot: ConversionSlot) => void }[] = [];
+  private readonly listeners = new Set<() => void>();
 
   constructor(readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`max conversions must be ≥ 1, got ${max}`);
@@ -36,10 +37,31 @@ export class ConversionSlots {
     return this.waiters.length;
   }
 
+  /**
+   * Calls `listener` after every change of {@link inUse} or {@link queued} (the trickplay job stops
+   * its ffmpeg while a viewer's conversion runs); returns the unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    // A listener's failure must never keep a slot from being released or handed on.
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch {
+        /* the listener's own concern */
+      }
+    }
+  }
+
   /** A slot now, or null when every slot is held (waiters never exist while a slot is free). */
   tryTake(): ConversionSlot | null {
     if (this.held >= this.max) return null;
     this.held++;
+    this.changed();
     return this.slot();
   }
 
@@ -74,9 +96,11 @@ export class ConversionSlots {
         const at = this.waiters.indexOf(waiter);
         if (at !== -1) this.waiters.splice(at, 1);
         reject(reasonOf(signal));
+        this.changed();
       };
       signal?.addEventListener('abort', aborted, { once: true });
       this.waiters.push(waiter);
+      this.changed();
     });
   }
 
@@ -90,6 +114,7 @@ export class ConversionSlots {
         // Handed over, not freed: the count stays and nobody can slip in between.
         if (next !== undefined) next.grant(this.slot());
         else this.held--;
+        this.changed();
       },
     };
   }

@@ -51,6 +51,8 @@ export interface ScanDeps {
    * cancel it at a known state, whatever the speed of the machine; it must resolve once `signal` aborts.
    */
   afterStagingWrite?(stagedFiles: number, signal: AbortSignal): Promise<void>;
+  /** Called once a scan has committed (what it analysed gets seek thumbnails queued). */
+  afterScan?(): void;
 }
 
 const MAX_ERRORS = 200;
@@ -248,6 +250,7 @@ export class ScanService {
     const outcome = { scanId: ctx.jobId, rootId: root.id, vanished, claimed, sidecars };
     const created = await this.deps.commits.transaction((repos) => commitScan(repos, outcome, counts, now));
     ctx.progress(total, total);
+    this.deps.afterScan?.();
     if (created.length > 0) {
       // A scanned movie may have a poster beside its files: artwork is fetched even with no enrichment.
       void this.deps.newMovies?.queue(created, { artworkWithoutEnrichment: true }).catch(() => undefined);

@@ -92,6 +92,19 @@ describe('DataStore writes', () => {
     await store.remove('artifacts', 'k.mp4');
     assert.equal(await store.stat('artifacts', 'k.mp4'), null);
   });
+
+  test('commitFolder renames a filled folder into place, never over an existing one', async () => {
+    const store = freshStore();
+    mkdirSync(store.resolve('trickplay', '7/3.part/sheets'), { recursive: true });
+    writeFileSync(store.resolve('trickplay', '7/3.part/sheets/0.jpg'), 'sheet');
+    await store.commitFolder('trickplay', '7/3.part', '7/3');
+    assert.deepEqual(await store.listFolders('trickplay', '7'), ['3']);
+    assert.equal((await store.stat('trickplay', '7/3/sheets/0.jpg'))?.sizeBytes, 5);
+    mkdirSync(store.resolve('trickplay', '7/4.part'), { recursive: true });
+    await assert.rejects(store.commitFolder('trickplay', '7/4.part', '7/3'), StoragePathError);
+    await assert.rejects(store.commitFolder('trickplay', '7/absent.part', '7/5'), StoragePathError);
+    assert.deepEqual(await store.listFolders('trickplay', '7'), ['3', '4.part']);
+  });
 });
 
 describe('DataStore reads and accounting', () => {
@@ -168,6 +181,9 @@ describe('DataStore: a symlink never carries a write, a rename or a remove out o
     ['writeAtomic into a new folder below it', (s) => s.writeAtomic('artwork', '12/new/poster.jpg', 'x')],
     ['commit into the symlinked folder', (s) => s.commit('artwork', 'mine.jpg', '12/moved.jpg')],
     ['commit out of the symlinked folder', (s) => s.commit('artwork', '12/keep.jpg', 'taken.jpg')],
+    ['commitFolder into the symlinked folder', (s) => s.commitFolder('artwork', 'set', '12/set')],
+    ['commitFolder out of the symlinked folder', (s) => s.commitFolder('artwork', '12', 'taken')],
+    ['commitFolder of a folder inside it', (s) => s.commitFolder('artwork', '12/inner', 'taken')],
     ['remove through the symlinked folder', (s) => s.remove('artwork', '12/keep.jpg')],
     ['remove the symlink itself', (s) => s.remove('artwork', '12')],
     ['stat through the symlinked folder', (s) => s.stat('artwork', '12/keep.jpg')],
@@ -177,6 +193,7 @@ describe('DataStore: a symlink never carries a write, a rename or a remove out o
     test(`refuses ${name}; the outside folder is untouched`, async () => {
       const { store, outside } = withSymlinkedFolder();
       writeFileSync(join(store.dir('artwork'), 'mine.jpg'), 'ours');
+      mkdirSync(join(store.dir('artwork'), 'set'));
       await assert.rejects(act(store), StoragePathError);
       assert.deepEqual(readdirSync(outside), ['keep.jpg']);
       assert.equal(readFileSync(join(outside, 'keep.jpg'), 'utf8'), 'not ours');

@@ -53,4 +53,23 @@ describe('ConversionSlots: the one limit of conversions', () => {
     assert.equal(slots.inUse, 0);
     await assert.rejects(slots.take(AbortSignal.abort(new Error('already'))), /already/);
   });
+
+  it('tells listeners each change of held and waiting slots (trickplay pauses on it)', async () => {
+    const slots = new ConversionSlots(1);
+    const seen: string[] = [];
+    const stop = slots.onChange(() => seen.push(`${slots.inUse}/${slots.queued}`));
+    slots.onChange(() => {
+      throw new Error('a broken listener changes nothing');
+    });
+    const held = slots.takeNow();
+    const waiting = slots.take();
+    held.release();
+    const next = await waiting;
+    next.release();
+    next.release();
+    stop();
+    slots.takeNow().release();
+    assert.deepEqual(seen, ['1/0', '1/1', '1/0', '0/0']);
+    assert.equal(slots.inUse, 0);
+  });
 });
