@@ -21,6 +21,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /stream/media_file/:id/hls/:rendition/index.m3u8': 'public',
   'GET /stream/media_file/:id/hls/:rendition/:segment': 'public',
   'GET /stream/media_file/:id/subtitles/:track': 'public',
+  'GET /stream/media_file/:id/trickplay/:generation/:sheet': 'public',
+  'GET /stream/media_file/:id/trickplay/:generation/roku/:sheet': 'public',
+  'GET /stream/media_file/:id/trickplay/tiles.m3u8': 'public',
+  'GET /stream/media_file/:id/trickplay.bif': 'public',
   // DLNA media (http/dlna/media.routes.ts): TVs have no credentials; each URL carries a token signed
   // for the DLNA person, the file (or film) and the TV family, checked with the person's visibility on
   // every request, and only LAN peers are answered.
@@ -121,6 +125,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
 
   // Playing, and the person's own state.
   'GET /api/media-file/:id/playback': 'playback',
+  // Its sheet URLs carry playback tokens: only for who may play.
+  'GET /api/media-file/:id/trickplay': 'playback',
   'GET /api/media-file/:id/prewarm-tv': 'playback',
   'POST /api/media-file/:id/prewarm-tv': 'playback',
   'DELETE /api/media-file/:id/prewarm-tv': 'playback',

@@ -80,6 +80,7 @@ import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { buildConversions } from './playback/conversion-wiring.ts';
 import { buildTrickplay } from './trickplay/trickplay-wiring.ts';
 import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
+import { TrickplayServingService } from './trickplay/trickplay-serving.service.ts';
 import { buildDlna, type DlnaServices, type DlnaViewerSource } from './dlna/dlna-wiring.ts';
 import { buildJellyfin } from './jellyfin/jellyfin-services.ts';
 import { JellyfinFactsRepository } from '../repositories/jellyfin-facts.repository.ts';
@@ -147,6 +148,8 @@ export interface Services {
   dlna: DlnaServices;
   /** Seek thumbnails (docs/trickplay.md) as every surface reads them. */
   trickplay: TrickplayReader;
+  /** Seek thumbnails as reelshelf's own clients get them: the API answer, sheets, image playlist, BIF. */
+  trickplayServing: TrickplayServingService;
 }
 
 export interface ServiceDeps {
@@ -326,7 +329,9 @@ export function buildServices(deps: ServiceDeps): Services {
     slots,
     cache: playbackCache,
   });
-  // The conversions (HLS with its subtitles, cut at keyframes) and the seek thumbnails beside them.
+  // The seek thumbnails, and the conversions (HLS with its subtitles, cut at keyframes; the HLS
+  // master announces the thumbnails' image playlist).
+  const trickplay = buildTrickplay({ config: deps.config, reader: deps.trickplayReader });
   const { subtitleTracks, subtitles, hls } = buildConversions({
     deps,
     mediaFiles,
@@ -339,8 +344,8 @@ export function buildServices(deps: ServiceDeps): Services {
     playbackCache,
     artifacts,
     editions,
+    trickplay: trickplay.reader,
   });
-  const trickplay = buildTrickplay({ config: deps.config, reader: deps.trickplayReader });
   // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
   const users = new UserRepository(deps.db);
   const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
@@ -480,5 +485,11 @@ export function buildServices(deps: ServiceDeps): Services {
     subtitleTracks,
     subtitles,
     trickplay: trickplay.reader,
+    trickplayServing: new TrickplayServingService({
+      reader: trickplay.reader,
+      tokens,
+      files: mediaFiles,
+      devices,
+    }),
   };
 }
