@@ -253,6 +253,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       users: services.users,
       certificationCountry: services.visibility.country,
       images: services.jellyfinImages,
+      trickplay: services.jellyfinTrickplay,
       serverName: JELLYFIN_SERVER_NAME,
     });
     registerMovieRoutes(api, services.movies, services.visibility);

@@ -122,6 +122,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /jellyfin/videos/:itemid/hls/:rendition/:segment': 'playback',
   'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/stream.:format': 'playback',
   'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/:startticks/stream.:format': 'playback',
+  // Seek thumbnails (http/jellyfin/trickplay.routes.ts): the sheets and their image playlist.
+  'GET /jellyfin/videos/:itemid/trickplay/:width/:file': 'playback',
 
   // Playing, and the person's own state.
   'GET /api/media-file/:id/playback': 'playback',

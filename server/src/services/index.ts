@@ -89,6 +89,7 @@ import type { JellyfinLibraryService } from './jellyfin/jellyfin-library.service
 import type { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
 import type { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import type { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
+import type { JellyfinTrickplayService } from './jellyfin/jellyfin-trickplay.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -144,6 +145,8 @@ export interface Services {
   jellyfinPlaystate: JellyfinPlaystateService;
   /** The Jellyfin facade's images by tag (docs/jellyfin.md "Images"), through the artwork service. */
   jellyfinImages: JellyfinImagesService;
+  /** The Jellyfin facade's seek thumbnails (/Videos/{id}/Trickplay/…; docs/jellyfin.md). */
+  jellyfinTrickplay: JellyfinTrickplayService;
   /** The DLNA MediaServer (docs/dlna.md): identity, control, events, recent TVs. */
   dlna: DlnaServices;
   /** Seek thumbnails (docs/trickplay.md) as every surface reads them. */
@@ -444,6 +447,7 @@ export function buildServices(deps: ServiceDeps): Services {
       artwork,
       users,
       plays,
+      trickplay: trickplay.reader,
     }),
     status,
     movies,
