@@ -24,7 +24,7 @@ import { CHILD_KID, MEMBER_ANNA, addPeople } from '../helpers/household.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { jsonBody, type TestServer } from '../helpers/test-server.ts';
 import { makeColourFilm } from '../helpers/trickplay-fixtures.ts';
-import { makeTrickplayFor, startTrickplayServer } from '../helpers/trickplay-made.ts';
+import { makeTrickplayFor, startTrickplayServer, trickplayReaderOf } from '../helpers/trickplay-made.ts';
 
 const jellyfin = new Jellyfin({
   clientInfo: { name: 'Findroid', version: '0.15.0' },
@@ -303,5 +303,14 @@ describe('jellyfin: seek thumbnails (Trickplay field, /Videos/{id}/Trickplay/…
     const playlist = await fetch(tiles);
     assert.equal(playlist.status, 200);
     checkImagePlaylist(await playlist.text());
+    // The media playlists and segments name their file as before: no thumbnails are read for them.
+    const reader = trickplayReaderOf(server);
+    const calls = reader.calls;
+    const media = await fetch(
+      new URL(`hls/v/index.m3u8?${new URL(masterUrl).searchParams.toString()}`, masterUrl),
+    );
+    assert.equal(media.status, 200);
+    await media.text();
+    assert.equal(reader.calls, calls);
   });
 });

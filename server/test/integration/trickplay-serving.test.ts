@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { M3U8Parser } from 'hls.js';
 import type { TrickplayInfo } from '@reelshelf/contract';
 import { sheetCount, sheetSize } from '../../src/domain/trickplay/geometry.ts';
 import type { TrickplayMade } from '../../src/services/trickplay/trickplay-ports.ts';
@@ -288,6 +289,15 @@ describe('trickplay: serving the made sets (reelshelf API, /stream, HLS)', () =>
     const playlist = await fetch(tiles);
     assert.equal(playlist.status, 200);
     checkImagePlaylist(await playlist.text());
+    // hls.js (the page's player) reads the same variant with and without the line.
+    const withLine = M3U8Parser.parseMasterPlaylist(text, masterUrl);
+    const without = M3U8Parser.parseMasterPlaylist(text.replace(`${line}\n`, ''), masterUrl);
+    assert.equal(withLine.playlistParsingError, null);
+    assert.equal(withLine.levels.length, 1);
+    assert.deepEqual(
+      withLine.levels.map((l) => [l.url, l.bitrate]),
+      without.levels.map((l) => [l.url, l.bitrate]),
+    );
 
     const plain = (await (
       await server.api(`/api/media-file/${fileOf('Plain')}/playback?device=roku`)

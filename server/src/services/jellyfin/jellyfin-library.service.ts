@@ -1,4 +1,3 @@
-import type { LibraryMovieItem } from '@reelshelf/contract';
 import { createHash } from 'node:crypto';
 import {
   type CatalogueEntry,
@@ -336,29 +335,33 @@ export class JellyfinLibraryService {
    * single item: `Trickplay` too), else null.
    */
   async item(viewer: ListingViewer, id: string): Promise<WireText | null> {
-    const ref = this.deps.ids.decode(id);
-    if (ref === null) return null;
-    let item: LibraryMovieItem | null = null;
-    if (ref.kind === 'movie') {
-      if (!(await this.deps.visibility.canSee(viewer, { movieId: ref.id }))) return null;
-      item = await this.deps.library.getMovieItem(viewer, ref.id, this.deps.device);
-    } else if (ref.kind === 'media-source') {
-      // A file matched to no movie is an item under its media-source id (docs/jellyfin.md).
-      const entry = (await this.deps.catalogue.of(viewer)).byId.get(normalId(id));
-      return entry === undefined
-        ? null
-        : entryJson(entry, GATED_FIELDS, (await this.trickplayOf([entry])).extra);
-    }
-    if (item === null) return null;
-    const [entry] = await this.deps.catalogue.dtos(viewer, [item], [ref.id]);
-    if (entry === undefined) return null;
-    return entryJson(entry, GATED_FIELDS, (await this.trickplayOf([entry])).extra);
+    const entry = await this.entryOf(viewer, id);
+    return entry === null ? null : entryJson(entry, GATED_FIELDS, (await this.trickplayOf([entry])).extra);
   }
 
-  /** `item` as a DTO, for services that read it (PlaybackInfo's media sources) rather than send it. */
+  /** The entry of `/Items/{id}`, or null when the person cannot see it (or it names nothing). */
+  private async entryOf(viewer: ListingViewer, id: string): Promise<CatalogueEntry | null> {
+    const ref = this.deps.ids.decode(id);
+    if (ref === null) return null;
+    if (ref.kind === 'media-source') {
+      // A file matched to no movie is an item under its media-source id (docs/jellyfin.md).
+      return (await this.deps.catalogue.of(viewer)).byId.get(normalId(id)) ?? null;
+    }
+    if (ref.kind !== 'movie') return null;
+    if (!(await this.deps.visibility.canSee(viewer, { movieId: ref.id }))) return null;
+    const item = await this.deps.library.getMovieItem(viewer, ref.id, this.deps.device);
+    if (item === null) return null;
+    const [entry] = await this.deps.catalogue.dtos(viewer, [item], [ref.id]);
+    return entry ?? null;
+  }
+
+  /**
+   * `item` as a DTO, for services that read it (PlaybackInfo's media sources, the file a media URL
+   * names) rather than send it: without `Trickplay`, so that no HLS segment asks for the thumbnails.
+   */
   async itemDto(viewer: ListingViewer, id: string): Promise<MovieDto | null> {
-    const text = await this.item(viewer, id);
-    return text === null ? null : (JSON.parse(text) as MovieDto);
+    const entry = await this.entryOf(viewer, id);
+    return entry === null ? null : (JSON.parse(entryJson(entry, GATED_FIELDS)) as MovieDto);
   }
 
   /**
