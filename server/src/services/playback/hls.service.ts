@@ -66,12 +66,21 @@ export interface HlsLayout {
  */
 export type ImageStreamChoice = (made: TrickplayMade) => { variant: TrickplayVariant; uri: string } | null;
 
+/** What the image playlist's URL takes of the master's query (a burn-in choice is no concern of it). */
+const IMAGE_STREAM_PARAMS = ['device', 'token'];
+
 /**
  * reelshelf's own: the Roku re-cut (sheets within Roku's 1080 px) at `…/{id}/trickplay/tiles.m3u8`,
- * beside `…/{id}/master.m3u8`, with the master's query (device, token) carried on.
+ * beside `…/{id}/master.m3u8`, with the master's device and token carried on.
  */
 export function rokuImageStream(query: string): ImageStreamChoice {
-  return () => ({ variant: 'roku', uri: `trickplay/tiles.m3u8?${query}` });
+  const master = new URLSearchParams(query);
+  const carried = new URLSearchParams();
+  for (const name of IMAGE_STREAM_PARAMS) {
+    const value = master.get(name);
+    if (value !== null) carried.set(name, value);
+  }
+  return () => ({ variant: 'roku', uri: `trickplay/tiles.m3u8?${carried.toString()}` });
 }
 
 /** The master's last line for the image playlist of a made set; '' when there is none to announce. */
