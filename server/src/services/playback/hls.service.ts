@@ -111,10 +111,12 @@ export class HlsService {
   private readonly prewarm: HlsPrewarm;
   private readonly now: () => number;
   private readonly trickplay: Pick<TrickplayReader, 'made'> | null;
+  private readonly log: HlsDeps['log'] | null;
 
   constructor(deps: HlsDeps) {
     this.now = deps.now ?? Date.now;
     this.trickplay = deps.trickplay ?? null;
+    this.log = deps.log ?? null;
     const subtitles = deps.subtitles;
     this.segments = new HlsSegmentStore(deps.store);
     this.presentations = new PresentationRegistry({
@@ -171,7 +173,11 @@ export class HlsService {
   ): Promise<string> {
     const [master, made] = await Promise.all([
       this.touched(fileId, device, burn).then((s) => this.playlists.master(s, query)),
-      this.trickplay?.made(fileId) ?? null,
+      // The thumbnails are an extra: a failure to read them plays the film without them.
+      (this.trickplay?.made(fileId) ?? Promise.resolve(null)).catch((err: unknown) => {
+        this.log?.warn({ err, fileId }, 'seek thumbnails not read for the HLS master');
+        return null;
+      }),
     ]);
     return master + imageStreamLine(made, imageStream);
   }
