@@ -25,6 +25,7 @@ import {
   type PatchMovieInput,
   type PrewarmResponse,
   type ScanReport,
+  type TrickplayInfo,
   type ActivePlay,
   type ContinueItem,
   type HistoryItem,
@@ -355,6 +356,16 @@ export class ReelshelfClient {
    */
   playback(fileId: number, device?: string): Promise<PlaybackInfo> {
     return this.request('GET', `/api/media-file/${fileId}/playback`, { query: { device } });
+  }
+
+  /**
+   * A file's seek thumbnails: the layout and the sheet URLs (server-relative, signed for `device`,
+   * `web` when not given; pass them through `resolve()`). Not made yet, being made, failed or off:
+   * a ReelshelfApiError whose code says which (`trickplay_not_made`, `trickplay_pending`,
+   * `trickplay_failed`, `trickplay_off`).
+   */
+  trickplay(fileId: number, device?: string): Promise<TrickplayInfo> {
+    return this.request('GET', `/api/media-file/${fileId}/trickplay`, { query: { device } });
   }
 
   /** The absolute, token-carrying URL a player opens for an edition. */

@@ -142,6 +142,13 @@ describe('ReelshelfClient against a live server', () => {
         client.playback(2_000_000_000),
         (err: unknown) => err instanceof ReelshelfApiError && err.status === 404,
       );
+      // Seek thumbnails: none served yet (off, or not made: which depends on REELSHELF_TRICKPLAY's
+      // default once the job is wired), said as the API's own error code.
+      await assert.rejects(
+        client.trickplay(edition.media_file_id),
+        (err: unknown) =>
+          err instanceof ReelshelfApiError && /^trickplay_(off|not_made|pending)$/.test(err.code),
+      );
       // The person's own plays: the saved position (no stream yet: device unknown), then the streams.
       const history = await client.history({ limit: 10 });
       assert.ok(history.total >= 2);

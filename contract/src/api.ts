@@ -350,3 +350,23 @@ export interface DlnaStatusView {
   udn: string;
   recent_tvs: DlnaRecentTv[];
 }
+
+/**
+ * GET /api/media-file/{id}/trickplay: the file's made seek thumbnails (docs/trickplay.md "Serving").
+ * Thumbnail n (0-based) shows the film at n × interval_ms; it lies on sheet floor(n / (tile_width ×
+ * tile_height)), row-major, each thumbnail width × height px. `sheets` are URLs (relative to the
+ * server) carrying a playback token for the caller; a remake gives new URLs.
+ */
+export interface TrickplayInfo {
+  status: 'ready';
+  /** `keyframes`: each thumbnail within half a GOP of its time; `accurate`: the frame at it. */
+  mode: 'keyframes' | 'accurate';
+  interval_ms: number;
+  width: number;
+  height: number;
+  tile_width: number;
+  tile_height: number;
+  /** The real count (the last sheet may be padded black after it). */
+  thumbnail_count: number;
+  sheets: string[];
+}

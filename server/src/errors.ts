@@ -19,6 +19,8 @@ export const ERROR_CATALOGUE = {
   csrf_failed: { status: 403, message: 'The CSRF token is missing or does not match the session.' },
   not_found: { status: 404, message: 'Not found.' },
   file_missing: { status: 404, message: 'The media file is missing.' },
+  trickplay_not_made: { status: 404, message: 'No seek thumbnails have been made for this file.' },
+  trickplay_off: { status: 404, message: 'This server makes no seek thumbnails.' },
   barcode_not_found: { status: 404, message: 'No product is known under this barcode.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   last_admin: { status: 409, message: 'The household must keep at least one admin.' },
@@ -36,6 +38,7 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: { status: 416, message: 'The requested range is not satisfiable.' },
   rate_limited: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
   subtitle_unreadable: { status: 422, message: 'The subtitle track cannot be read as subtitles.' },
+  trickplay_failed: { status: 422, message: 'The seek thumbnails of this file could not be made.' },
   subtitle_burn_unsupported: {
     status: 422,
     message: 'This subtitle track cannot be burned into the picture.',
@@ -45,6 +48,7 @@ export const ERROR_CATALOGUE = {
   conversions_busy: { status: 503, message: 'Every conversion slot of this server is in use.' },
   artifact_building: { status: 503, message: 'The playback file is still being prepared.' },
   artifact_unavailable: { status: 503, message: 'The playback file could not be prepared.' },
+  trickplay_pending: { status: 503, message: 'The seek thumbnails of this file are being made.' },
   internal_error: { status: 500, message: 'Something went wrong on the server.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -25,6 +25,7 @@ import { registerPlaybackRoutes } from './routes/playback.routes.ts';
 import { registerHlsRoutes } from './routes/hls.routes.ts';
 import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
+import { registerTrickplayStreamRoutes } from './routes/trickplay-stream.routes.ts';
 import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
@@ -253,6 +254,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
       users: services.users,
       certificationCountry: services.visibility.country,
       images: services.jellyfinImages,
+      trickplay: services.jellyfinTrickplay,
       serverName: JELLYFIN_SERVER_NAME,
     });
     registerMovieRoutes(api, services.movies, services.visibility);
@@ -263,6 +265,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerPlaybackRoutes(api, services.playback);
     registerHlsRoutes(api, services.hls, services.streams, services.tokens, services.plays);
     registerSubtitleRoutes(api, services.subtitles, services.streams);
+    registerTrickplayStreamRoutes(api, services.trickplayServing, services.streams);
     registerPlayRoutes(api, services.plays, services.watch, services.visibility);
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);

@@ -21,6 +21,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /stream/media_file/:id/hls/:rendition/index.m3u8': 'public',
   'GET /stream/media_file/:id/hls/:rendition/:segment': 'public',
   'GET /stream/media_file/:id/subtitles/:track': 'public',
+  'GET /stream/media_file/:id/trickplay/:generation/:sheet': 'public',
+  'GET /stream/media_file/:id/trickplay/:generation/roku/:sheet': 'public',
+  'GET /stream/media_file/:id/trickplay/tiles.m3u8': 'public',
+  'GET /stream/media_file/:id/trickplay.bif': 'public',
   // DLNA media (http/dlna/media.routes.ts): TVs have no credentials; each URL carries a token signed
   // for the DLNA person, the file (or film) and the TV family, checked with the person's visibility on
   // every request, and only LAN peers are answered.
@@ -118,9 +122,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /jellyfin/videos/:itemid/hls/:rendition/:segment': 'playback',
   'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/stream.:format': 'playback',
   'GET /jellyfin/videos/:itemid/:mediasourceid/subtitles/:index/:startticks/stream.:format': 'playback',
+  // Seek thumbnails (http/jellyfin/trickplay.routes.ts): the sheets and their image playlist.
+  'GET /jellyfin/videos/:itemid/trickplay/:width/:file': 'playback',
 
   // Playing, and the person's own state.
   'GET /api/media-file/:id/playback': 'playback',
+  // Its sheet URLs carry playback tokens: only for who may play.
+  'GET /api/media-file/:id/trickplay': 'playback',
   'GET /api/media-file/:id/prewarm-tv': 'playback',
   'POST /api/media-file/:id/prewarm-tv': 'playback',
   'DELETE /api/media-file/:id/prewarm-tv': 'playback',

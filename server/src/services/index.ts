@@ -60,17 +60,15 @@ import { StreamService } from './playback/stream.service.ts';
 import { NowPlayingService } from './playback/now-playing.service.ts';
 import { SystemStatusService } from './system/system-status.service.ts';
 import { WatchStateService } from './library/watch-state.service.ts';
-import { buildAuthentication } from './people/people-services.ts';
+import { buildPeople } from './people/people-services.ts';
+import type { UserService } from './people/user.service.ts';
 import { KeptFileLookup } from './playback/kept-file-lookup.ts';
-import { AttemptLimiter } from '../adapters/attempt-limiter.ts';
 import { Argon2PasswordHasher, type PasswordHasher } from '../adapters/password-hasher.ts';
 import { ApiKeyRepository } from '../repositories/api-key.repository.ts';
 import { SessionRepository } from '../repositories/session.repository.ts';
 import { type ApiKeyService } from './people/api-key.service.ts';
 import { type SessionService } from './people/session.service.ts';
 import type { AuthenticationService } from './people/authentication.service.ts';
-import { SignInGuard } from './people/sign-in-guard.ts';
-import { UserService } from './people/user.service.ts';
 import { VisibilityService } from './people/visibility.service.ts';
 import { VisibilityRepository } from '../repositories/visibility.repository.ts';
 import { CONTRACT_VERSION } from '@reelshelf/contract';
@@ -80,6 +78,7 @@ import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { buildConversions } from './playback/conversion-wiring.ts';
 import { buildTrickplay, withTrickplaySweep } from './trickplay/trickplay-wiring.ts';
 import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
+import type { TrickplayServingService } from './trickplay/trickplay-serving.service.ts';
 import type { TrickplayService } from './trickplay/trickplay.service.ts';
 import { TrickplayRepository as TrickplayRows } from '../repositories/trickplay.repository.ts';
 import { buildDlna, type DlnaServices, type DlnaViewerSource } from './dlna/dlna-wiring.ts';
@@ -90,6 +89,7 @@ import type { JellyfinLibraryService } from './jellyfin/jellyfin-library.service
 import type { JellyfinPlaybackService } from './jellyfin/jellyfin-playback.service.ts';
 import type { JellyfinPlaystateService } from './jellyfin/jellyfin-playstate.service.ts';
 import type { JellyfinImagesService } from './jellyfin/jellyfin-images.service.ts';
+import type { JellyfinTrickplayService } from './jellyfin/jellyfin-trickplay.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
 export interface Services {
@@ -145,12 +145,16 @@ export interface Services {
   jellyfinPlaystate: JellyfinPlaystateService;
   /** The Jellyfin facade's images by tag (docs/jellyfin.md "Images"), through the artwork service. */
   jellyfinImages: JellyfinImagesService;
+  /** The Jellyfin facade's seek thumbnails (/Videos/{id}/Trickplay/…; docs/jellyfin.md). */
+  jellyfinTrickplay: JellyfinTrickplayService;
   /** The DLNA MediaServer (docs/dlna.md): identity, control, events, recent TVs. */
   dlna: DlnaServices;
   /** Seek thumbnails (docs/trickplay.md) as every surface reads them. */
   trickplay: TrickplayReader;
   /** Making and keeping them: the job, POST /api/media-file/{id}/trickplay, the start-up sweep. */
   trickplayJobs: TrickplayService;
+  /** Seek thumbnails as reelshelf's own clients get them: the API answer, sheets, image playlist, BIF. */
+  trickplayServing: TrickplayServingService;
 }
 
 export interface ServiceDeps {
@@ -331,7 +335,8 @@ export function buildServices(deps: ServiceDeps): Services {
     slots,
     cache: playbackCache,
   });
-  // The conversions (HLS with its subtitles, cut at keyframes) and the seek thumbnails beside them.
+  // The conversions (HLS with its subtitles, cut at keyframes; the HLS master announces the seek
+  // thumbnails' image playlist, read when a master is asked for) and the seek thumbnails beside them.
   const { keyframeSource, subtitleTracks, subtitles, hls } = buildConversions({
     deps,
     mediaFiles,
@@ -344,39 +349,40 @@ export function buildServices(deps: ServiceDeps): Services {
     playbackCache,
     artifacts,
     editions,
+    trickplay: { made: (fileId) => trickplay.reader.made(fileId) },
   });
-  const [rows, keyframes] = [new TrickplayRows(deps.db), keyframeSource];
-  const trickplay = buildTrickplay({ deps, rows, files: mediaFiles, keyframes, paths, store, jobs, slots });
-  // People: one guard counts failed sign-ins, PINs and bearer tokens per address and per account.
+  const trickplay = buildTrickplay({
+    deps,
+    rows: new TrickplayRows(deps.db),
+    files: mediaFiles,
+    keyframes: keyframeSource,
+    paths,
+    store,
+    jobs,
+    slots,
+    tokens,
+    devices,
+  });
+  // People: their keys, sessions and sign-ins (guarded per address and account).
   const users = new UserRepository(deps.db);
-  const hasher = deps.passwordHasher ?? new Argon2PasswordHasher();
-  const nowMs = () => deps.clock.now().getTime();
-  const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
-  const { keys, sessions, authentication } = buildAuthentication({
+  const { keys, sessions, authentication, people } = buildPeople({
     users,
     keys: new ApiKeyRepository(deps.db),
     sessions: new SessionRepository(deps.db),
-    hasher,
-    guard,
+    userStore: kyselyUnitOfWork(deps.db, (trx) => ({
+      users: new UserRepository(trx),
+      sessions: new SessionRepository(trx),
+    })),
+    hasher: deps.passwordHasher ?? new Argon2PasswordHasher(),
     clock: deps.clock,
     adminToken: deps.adminToken,
+    country: deps.config.certificationCountry,
     policy: {
       idleMs: deps.config.sessionIdleHours * 3_600_000,
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
     externalVersion: () => fileWrites?.externalVersion() ?? 0,
     onPeopleWrite: (listener) => PeopleWriteObserver.of(deps.db)?.subscribe(listener),
-  });
-  const people = new UserService({
-    users,
-    store: kyselyUnitOfWork(deps.db, (trx) => ({
-      users: new UserRepository(trx),
-      sessions: new SessionRepository(trx),
-    })),
-    hasher,
-    clock: deps.clock,
-    country: deps.config.certificationCountry,
-    changed: () => authentication.forgetPeople(),
   });
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
@@ -445,6 +451,7 @@ export function buildServices(deps: ServiceDeps): Services {
       artwork,
       users,
       plays,
+      trickplay: trickplay.reader,
     }),
     status,
     movies,
@@ -487,5 +494,6 @@ export function buildServices(deps: ServiceDeps): Services {
     subtitles,
     trickplay: trickplay.reader,
     trickplayJobs: trickplay.jobs,
+    trickplayServing: trickplay.serving,
   };
 }

@@ -40,6 +40,8 @@ export interface CatalogueEntry {
   played: boolean;
   resumable: boolean;
   favorite: boolean;
+  /** Its media sources' files (reelshelf ids), in MediaSources order: what its Trickplay field is of. */
+  fileIds: readonly number[];
   /** The DTO's JSON without the gated parts and without its closing brace. */
   head: string;
   /** `,"Overview":…` for each gated part the DTO has. */
@@ -52,6 +54,7 @@ export interface EntryKeys {
   movieId: number | null;
   personIds: readonly number[];
   studioIds: readonly number[];
+  fileIds?: readonly number[];
 }
 
 /** A DTO cut into its kept entry. */
@@ -83,6 +86,7 @@ export function entryOf(dto: MovieDto, keys: EntryKeys): CatalogueEntry {
     played: dto.UserData.Played,
     resumable: !dto.UserData.Played && dto.UserData.PlaybackPositionTicks > 0,
     favorite: dto.UserData.IsFavorite,
+    fileIds: keys.fileIds ?? [],
     head: head.slice(0, -1),
     gated,
   };
@@ -98,23 +102,42 @@ export function gatedFieldsOf(fields: readonly string[]): GatedField[] {
   return [...out];
 }
 
-/** One entry's JSON with the asked parts (every part: the detail of one item). */
-export function entryJson(entry: CatalogueEntry, fields: readonly GatedField[] = GATED_FIELDS): string {
+/**
+ * A part made per answer rather than kept with the entry (`,"Trickplay":{…}`: the seek thumbnails
+ * are made without the library changing): '' for none.
+ */
+export type EntryExtra = (entry: CatalogueEntry) => string;
+
+/** One entry's JSON with the asked parts (every part: the detail of one item), then `extra`'s. */
+export function entryJson(
+  entry: CatalogueEntry,
+  fields: readonly GatedField[] = GATED_FIELDS,
+  extra?: EntryExtra,
+): string {
   let out = entry.head;
   for (const f of fields) out += entry.gated[f] ?? '';
+  if (extra !== undefined) out += extra(entry);
   return `${out}}`;
 }
 
 /** A JSON array of entries with the asked parts. */
-export function entriesJson(entries: readonly CatalogueEntry[], fields: readonly GatedField[]): string {
+export function entriesJson(
+  entries: readonly CatalogueEntry[],
+  fields: readonly GatedField[],
+  extra?: EntryExtra,
+): string {
   const parts = new Array<string>(entries.length);
-  for (let i = 0; i < entries.length; i++) parts[i] = entryJson(entries[i] as CatalogueEntry, fields);
+  for (let i = 0; i < entries.length; i++) parts[i] = entryJson(entries[i] as CatalogueEntry, fields, extra);
   return `[${parts.join(',')}]`;
 }
 
 /** A `QueryResult` of entries as JSON (the page's items with the asked parts). */
-export function queryResultJson(page: QueryResult<CatalogueEntry>, fields: readonly GatedField[]): string {
-  return `{"Items":${entriesJson(page.Items, fields)},"TotalRecordCount":${page.TotalRecordCount},"StartIndex":${page.StartIndex}}`;
+export function queryResultJson(
+  page: QueryResult<CatalogueEntry>,
+  fields: readonly GatedField[],
+  extra?: EntryExtra,
+): string {
+  return `{"Items":${entriesJson(page.Items, fields, extra)},"TotalRecordCount":${page.TotalRecordCount},"StartIndex":${page.StartIndex}}`;
 }
 
 const genreNumbers = new Map<string, number>();

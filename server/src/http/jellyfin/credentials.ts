@@ -28,8 +28,9 @@ export function rewriteJellyfinUrl(url: string): string {
 }
 
 /**
- * The playback routes players fetch without headers (http/jellyfin/playback.routes.ts registers
- * exactly these): the static stream, reelshelf's HLS under `/Videos/{id}/`, subtitle files.
+ * The playback routes players fetch without headers (http/jellyfin/playback.routes.ts and
+ * trickplay.routes.ts register exactly these): the static stream, reelshelf's HLS under
+ * `/Videos/{id}/`, subtitle files, the seek thumbnails' sheets and image playlist.
  */
 export const JELLYFIN_MEDIA_ROUTES = [
   `${JELLYFIN_PREFIX}/videos/:itemid/stream`,
@@ -39,6 +40,7 @@ export const JELLYFIN_MEDIA_ROUTES = [
   `${JELLYFIN_PREFIX}/videos/:itemid/hls/:rendition/:segment`,
   `${JELLYFIN_PREFIX}/videos/:itemid/:mediasourceid/subtitles/:index/stream.:format`,
   `${JELLYFIN_PREFIX}/videos/:itemid/:mediasourceid/subtitles/:index/:startticks/stream.:format`,
+  `${JELLYFIN_PREFIX}/videos/:itemid/trickplay/:width/:file`,
 ] as const;
 
 /**

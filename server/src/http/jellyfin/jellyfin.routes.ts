@@ -17,6 +17,8 @@ import type { JellyfinPlaystateService } from '../../services/jellyfin/jellyfin-
 import type { UserService } from '../../services/people/user.service.ts';
 import { registerJellyfinImageRoutes } from './images.routes.ts';
 import type { JellyfinImagesService } from '../../services/jellyfin/jellyfin-images.service.ts';
+import type { JellyfinTrickplayService } from '../../services/jellyfin/jellyfin-trickplay.service.ts';
+import { registerJellyfinTrickplayRoutes } from './trickplay.routes.ts';
 
 /**
  * The Jellyfin-compatible facade (issue 23, docs/jellyfin.md): thin routes translating Jellyfin's
@@ -33,6 +35,7 @@ export interface JellyfinDeps {
   certificationCountry: string;
   plays: Pick<NowPlayingService, 'whenStopped'>;
   images: JellyfinImagesService;
+  trickplay?: JellyfinTrickplayService;
 }
 
 /** The version reported: 10.11.x clears the Kotlin SDK's minimum (10.11.0) and rates GOOD in @jellyfin/sdk. */
@@ -51,6 +54,7 @@ export function registerJellyfinRoutes(app: FastifyInstance, deps: JellyfinDeps)
   registerJellyfinStubRoutes(app, { ...deps, version: JELLYFIN_VERSION });
   registerJellyfinSocket(app, deps);
   registerJellyfinImageRoutes(app, deps.images, deps.sessions);
+  if (deps.trickplay !== undefined) registerJellyfinTrickplayRoutes(app, deps.trickplay);
 
   app.get(`${JELLYFIN_PREFIX}/system/info/public`, async (_request, reply) =>
     sendWire(reply, {

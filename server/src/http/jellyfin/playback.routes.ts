@@ -162,7 +162,11 @@ export function registerJellyfinPlaybackRoutes(app: FastifyInstance, deps: Jelly
   app.get(`${V}/master.m3u8`, async (request: ItemRequest, reply) => {
     const { fileId, device, burn, carried, query } = await hlsContext(request);
     const start = ticksToSeconds(queryValue(query, 'StartTimeTicks'));
-    const text = await hls.masterPlaylist(fileId, device, carried, burn);
+    // The seek thumbnails as Jellyfin announces them: its own sheets at Trickplay/{width}/tiles.m3u8.
+    const text = await hls.masterPlaylist(fileId, device, carried, burn, (made) => ({
+      variant: 'sheets',
+      uri: `Trickplay/${made.layout.thumbnailWidth}/tiles.m3u8?${carried}`,
+    }));
     // The app's AudioStreamIndex, as the reelshelf track PlaybackInfo put in the URL.
     const audioText = queryValue(query, 'audio_track');
     const audioTrack = audioText !== null && /^\d{1,3}$/.test(audioText) ? Number(audioText) : null;

@@ -233,6 +233,7 @@ export class JellyfinCatalogue {
           movieId: id,
           personIds: moviePeople.map((p) => p.personId),
           studioIds: movieStudios.map((s) => s.id),
+          fileIds: filesOfItem(item),
         }),
       );
     }

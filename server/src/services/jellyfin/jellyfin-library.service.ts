@@ -1,6 +1,7 @@
-import type { LibraryMovieItem } from '@reelshelf/contract';
+import { createHash } from 'node:crypto';
 import {
   type CatalogueEntry,
+  type EntryExtra,
   type EntrySelection,
   type LegacyFilters,
   GATED_FIELDS,
@@ -20,6 +21,7 @@ import type { MovieDto, UserDataDto } from '../../domain/jellyfin/dto.ts';
 import type { JellyfinIds } from '../../domain/jellyfin/ids.ts';
 import { type ItemsQuery, type QueryResult, pageOf, wantsMovies } from '../../domain/jellyfin/items-query.ts';
 import { toWireJson } from '../../domain/jellyfin/wire.ts';
+import { trickplayField } from '../../domain/trickplay/jellyfin-trickplay.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { ListingViewer, LibraryService } from '../library/library.service.ts';
 import type { FavouriteService } from '../library/favourite.service.ts';
@@ -28,6 +30,7 @@ import type { WatchStateService } from '../library/watch-state.service.ts';
 import type { VisibilityService } from '../people/visibility.service.ts';
 import { type JellyfinCatalogue, orderedEntries } from './jellyfin-catalogue.ts';
 import { type Catalogue, keptAnswer } from './kept-answer.ts';
+import type { TrickplayMade, TrickplayReader } from '../trickplay/trickplay-ports.ts';
 
 /** The one view the library has: a Movies `CollectionFolder` (players.md §1.6). */
 export interface ViewDto {
@@ -55,6 +58,20 @@ export interface JellyfinLibraryDeps {
   ids: JellyfinIds;
   /** The reelshelf device the editions are presented for (their labels and durations, not their URLs, are used). */
   device: string;
+  /** The made seek thumbnails (the `Trickplay` field); absent: every item's field is `{}`. */
+  trickplay?: Pick<TrickplayReader, 'madeMany'>;
+}
+
+/** The `Trickplay` field of some entries, and what it depends on (for a kept answer's key). */
+interface TrickplayParts {
+  extra: EntryExtra;
+  /** A digest of the made sets (file and generation) the field shows: changes when one is (re)made. */
+  version: string;
+}
+
+/** Whether a `Fields=` list asks for the `Trickplay` field (any case). */
+function wantsTrickplay(fields: readonly string[]): boolean {
+  return fields.some((f) => f.toLowerCase() === 'trickplay');
 }
 
 /** Its row id inside the `folder` id kind. */
@@ -133,8 +150,56 @@ export class JellyfinLibraryService {
     const fields = gatedFieldsOf(query.fields);
     if (!this.aboutMovies(query)) return { body: queryResultJson(pageOf([], query), fields), gzip: false };
     const catalogue = await this.deps.catalogue.of(viewer);
-    const key = query.sortBy.includes('Random') ? null : JSON.stringify({ ...query, fields });
-    return keptAnswer(catalogue, key, () => this.itemsPage(viewer, catalogue, query), fields, gzip);
+    const random = query.sortBy.includes('Random');
+    if (!wantsTrickplay(query.fields)) {
+      const key = random ? null : JSON.stringify({ ...query, fields });
+      return keptAnswer(catalogue, key, () => this.itemsPage(viewer, catalogue, query), fields, gzip);
+    }
+    // The seek thumbnails are made without the library changing: the page's made sets are part of
+    // the kept answer's key, so a set made (or remade) since gives a new answer.
+    const page = await this.itemsPage(viewer, catalogue, query);
+    const trickplay = await this.trickplayOf(page.Items);
+    const key = random ? null : JSON.stringify({ ...query, fields, trickplay: trickplay.version });
+    return keptAnswer(catalogue, key, () => Promise.resolve(page), fields, gzip, trickplay.extra);
+  }
+
+  /**
+   * The `Trickplay` field of each entry (players.md §3.1): its media sources' made sets, keyed by
+   * the media source id and the thumbnail width; `{}` for an entry with none.
+   */
+  private async trickplayOf(entries: readonly CatalogueEntry[]): Promise<TrickplayParts> {
+    const reader = this.deps.trickplay;
+    const made =
+      reader === undefined
+        ? new Map<number, TrickplayMade>()
+        : await reader.madeMany(entries.flatMap((e) => e.fileIds));
+    const digest = createHash('sha256');
+    for (const [fileId, set] of made) digest.update(`${fileId}:${set.generation};`);
+    return {
+      version: digest.digest('hex').slice(0, 32),
+      extra: (entry) => {
+        const sources = entry.fileIds.flatMap((fileId) => {
+          const set = made.get(fileId);
+          if (set === undefined) return [];
+          return [
+            {
+              mediaSourceId: this.deps.ids.encode('media-source', fileId),
+              layout: set.layout,
+              sheetBytes: set.sheetBytes,
+            },
+          ];
+        });
+        return `,"Trickplay":${JSON.stringify(trickplayField(sources))}`;
+      },
+    };
+  }
+
+  /** The `Trickplay` part when `fields` asks for it (lists other than /Items). */
+  private async extraFor(
+    fields: readonly string[],
+    entries: readonly CatalogueEntry[],
+  ): Promise<EntryExtra | undefined> {
+    return wantsTrickplay(fields) ? (await this.trickplayOf(entries)).extra : undefined;
   }
 
   private async itemsPage(
@@ -161,7 +226,8 @@ export class JellyfinLibraryService {
     if (!this.aboutMovies(query)) return '[]';
     const catalogue = await this.deps.catalogue.of(viewer);
     const chosen = filterEntries(catalogue.entries, this.selection(query));
-    return entriesJson(latestEntries(chosen, query.limit ?? LATEST_DEFAULT), fields);
+    const latest = latestEntries(chosen, query.limit ?? LATEST_DEFAULT);
+    return entriesJson(latest, fields, await this.extraFor(query.fields, latest));
   }
 
   /**
@@ -186,7 +252,8 @@ export class JellyfinLibraryService {
       seen.add(entry.key);
       chosen.push(entry);
     }
-    return queryResultJson(pageOf(filterEntries(chosen, this.selection(query)), query), fields);
+    const page = pageOf(filterEntries(chosen, this.selection(query)), query);
+    return queryResultJson(page, fields, await this.extraFor(query.fields, page.Items));
   }
 
   /** `/Items/{id}/Similar`: visible films sharing its genres; 404 for an id the person cannot see. */
@@ -198,6 +265,7 @@ export class JellyfinLibraryService {
     return queryResultJson(
       { Items: found, TotalRecordCount: found.length, StartIndex: 0 },
       gatedFieldsOf(query.fields),
+      await this.extraFor(query.fields, found),
     );
   }
 
@@ -262,28 +330,38 @@ export class JellyfinLibraryService {
     };
   }
 
-  /** `/Items/{id}`: one movie (or unmatched file) the person may see with every field, else null. */
+  /**
+   * `/Items/{id}`: one movie (or unmatched file) the person may see with every field (as Jellyfin's
+   * single item: `Trickplay` too), else null.
+   */
   async item(viewer: ListingViewer, id: string): Promise<WireText | null> {
-    const ref = this.deps.ids.decode(id);
-    if (ref === null) return null;
-    let item: LibraryMovieItem | null = null;
-    if (ref.kind === 'movie') {
-      if (!(await this.deps.visibility.canSee(viewer, { movieId: ref.id }))) return null;
-      item = await this.deps.library.getMovieItem(viewer, ref.id, this.deps.device);
-    } else if (ref.kind === 'media-source') {
-      // A file matched to no movie is an item under its media-source id (docs/jellyfin.md).
-      const entry = (await this.deps.catalogue.of(viewer)).byId.get(normalId(id));
-      return entry === undefined ? null : entryJson(entry);
-    }
-    if (item === null) return null;
-    const [entry] = await this.deps.catalogue.dtos(viewer, [item], [ref.id]);
-    return entry === undefined ? null : entryJson(entry, GATED_FIELDS);
+    const entry = await this.entryOf(viewer, id);
+    return entry === null ? null : entryJson(entry, GATED_FIELDS, (await this.trickplayOf([entry])).extra);
   }
 
-  /** `item` as a DTO, for services that read it (PlaybackInfo's media sources) rather than send it. */
+  /** The entry of `/Items/{id}`, or null when the person cannot see it (or it names nothing). */
+  private async entryOf(viewer: ListingViewer, id: string): Promise<CatalogueEntry | null> {
+    const ref = this.deps.ids.decode(id);
+    if (ref === null) return null;
+    if (ref.kind === 'media-source') {
+      // A file matched to no movie is an item under its media-source id (docs/jellyfin.md).
+      return (await this.deps.catalogue.of(viewer)).byId.get(normalId(id)) ?? null;
+    }
+    if (ref.kind !== 'movie') return null;
+    if (!(await this.deps.visibility.canSee(viewer, { movieId: ref.id }))) return null;
+    const item = await this.deps.library.getMovieItem(viewer, ref.id, this.deps.device);
+    if (item === null) return null;
+    const [entry] = await this.deps.catalogue.dtos(viewer, [item], [ref.id]);
+    return entry ?? null;
+  }
+
+  /**
+   * `item` as a DTO, for services that read it (PlaybackInfo's media sources, the file a media URL
+   * names) rather than send it: without `Trickplay`, so that no HLS segment asks for the thumbnails.
+   */
   async itemDto(viewer: ListingViewer, id: string): Promise<MovieDto | null> {
-    const text = await this.item(viewer, id);
-    return text === null ? null : (JSON.parse(text) as MovieDto);
+    const entry = await this.entryOf(viewer, id);
+    return entry === null ? null : (JSON.parse(entryJson(entry, GATED_FIELDS)) as MovieDto);
   }
 
   /**

@@ -26,6 +26,8 @@ import { JellyfinImagesService } from './jellyfin-images.service.ts';
 import { JellyfinLibraryService, MOVIES_VIEW_ROW } from './jellyfin-library.service.ts';
 import { JellyfinPlaybackService } from './jellyfin-playback.service.ts';
 import { JellyfinPlaystateService } from './jellyfin-playstate.service.ts';
+import { JellyfinTrickplayService } from './jellyfin-trickplay.service.ts';
+import type { TrickplayReader } from '../trickplay/trickplay-ports.ts';
 
 export interface JellyfinDeps {
   /** The repositories the facade reads (built by the composition root). */
@@ -49,6 +51,8 @@ export interface JellyfinDeps {
   artwork: ConstructorParameters<typeof JellyfinImagesService>[0]['artwork'];
   users: UserRepository;
   plays: NowPlayingService;
+  /** The made seek thumbnails (the items' Trickplay field, /Videos/{id}/Trickplay/…). */
+  trickplay: TrickplayReader;
 }
 
 export function buildJellyfin(deps: JellyfinDeps): {
@@ -56,6 +60,7 @@ export function buildJellyfin(deps: JellyfinDeps): {
   jellyfinPlayback: JellyfinPlaybackService;
   jellyfinPlaystate: JellyfinPlaystateService;
   jellyfinImages: JellyfinImagesService;
+  jellyfinTrickplay: JellyfinTrickplayService;
 } {
   const { library, generation, visibility, movies, watch, artifacts, editions, subtitles, artwork, users } =
     deps;
@@ -84,6 +89,7 @@ export function buildJellyfin(deps: JellyfinDeps): {
     favourites,
     ids: jellyfinIds,
     device: jellyfinDevice,
+    trickplay: deps.trickplay,
   });
   const jellyfinPlayback = new JellyfinPlaybackService({
     library: jellyfin,
@@ -110,5 +116,6 @@ export function buildJellyfin(deps: JellyfinDeps): {
     plays: deps.plays,
     device: devices.resolve(undefined).id,
   });
-  return { jellyfin, jellyfinPlayback, jellyfinPlaystate, jellyfinImages };
+  const jellyfinTrickplay = new JellyfinTrickplayService({ reader: deps.trickplay, files: jellyfinPlayback });
+  return { jellyfin, jellyfinPlayback, jellyfinPlaystate, jellyfinImages, jellyfinTrickplay };
 }

@@ -1,4 +1,9 @@
-import { type CatalogueEntry, type GatedField, entryJson } from '../../domain/jellyfin/catalogue.ts';
+import {
+  type CatalogueEntry,
+  type EntryExtra,
+  type GatedField,
+  entryJson,
+} from '../../domain/jellyfin/catalogue.ts';
 import type { QueryResult } from '../../domain/jellyfin/items-query.ts';
 import { cutsAfter } from '../../domain/library-listing/chunks.ts';
 import { type Piece, type PieceItem, compressPieces, gzipMember } from '../library/listing-pieces.ts';
@@ -58,6 +63,8 @@ export async function keptAnswer(
   select: () => Promise<QueryResult<CatalogueEntry>>,
   fields: readonly GatedField[],
   gzip: boolean,
+  /** A part made per answer; `key` must then name everything it depends on. */
+  extra?: EntryExtra,
 ): Promise<{ body: Buffer | string; gzip: boolean }> {
   let kept = key === null ? undefined : catalogue.answers.get(key);
   if (kept === undefined) {
@@ -67,7 +74,7 @@ export async function keptAnswer(
     let chars = 0;
     const order = page.Items.map((entry) => {
       const record = before?.records.get(entry) ?? {
-        json: entryJson(entry, fields),
+        json: entryJson(entry, fields, extra),
         cut: cutsAfter(entry.key),
       };
       records.set(entry, record);

@@ -8,7 +8,10 @@ import { ApiKeyService } from './api-key.service.ts';
 import { AuthenticationService } from './authentication.service.ts';
 import { PeopleCache } from './people-cache.ts';
 import { SessionService } from './session.service.ts';
-import type { SignInGuard } from './sign-in-guard.ts';
+import { SignInGuard } from './sign-in-guard.ts';
+import { AttemptLimiter } from '../../adapters/attempt-limiter.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import { UserService } from './user.service.ts';
 
 export interface AuthenticationDeps {
   users: UserRepository;
@@ -47,4 +50,33 @@ export function buildAuthentication(deps: AuthenticationDeps): {
     cache,
   );
   return { keys, sessions, authentication };
+}
+
+export interface PeopleDeps extends Omit<AuthenticationDeps, 'guard'> {
+  /** People and their sessions change together (UserServiceDeps.store). */
+  userStore: UnitOfWork<{ users: UserRepository; sessions: SessionRepository }>;
+  /** REELSHELF_CERTIFICATION_COUNTRY: the system limits are written in. */
+  country: string;
+}
+
+/**
+ * The household's people: one guard counts failed sign-ins, PINs and bearer tokens per address and per
+ * account (a minute's window each), keys, sessions and authentication around one cache, and the
+ * people service, whose writes make authentication read the admin token's person again.
+ */
+export function buildPeople(
+  deps: PeopleDeps,
+): ReturnType<typeof buildAuthentication> & { people: UserService } {
+  const nowMs = () => deps.clock.now().getTime();
+  const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
+  const built = buildAuthentication({ ...deps, guard });
+  const people = new UserService({
+    users: deps.users,
+    store: deps.userStore,
+    hasher: deps.hasher,
+    clock: deps.clock,
+    country: deps.country,
+    changed: () => built.authentication.forgetPeople(),
+  });
+  return { ...built, people };
 }

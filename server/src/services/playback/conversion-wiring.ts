@@ -21,6 +21,7 @@ import { KeyframeIndexService } from './keyframe-index.service.ts';
 import type { PlaybackCache } from './playback-cache.ts';
 import { SubtitleTrackService } from './subtitle-track.service.ts';
 import { SubtitleVttService } from './subtitle-vtt.service.ts';
+import type { TrickplayReader } from '../trickplay/trickplay-ports.ts';
 
 export interface ConversionWiring {
   deps: {
@@ -40,6 +41,8 @@ export interface ConversionWiring {
   playbackCache: PlaybackCache;
   artifacts: ArtifactService;
   editions: PlaybackEditionPresenter;
+  /** The made seek thumbnails: a master playlist announces their image playlist. */
+  trickplay?: Pick<TrickplayReader, 'made'>;
 }
 
 export function buildConversions(wiring: ConversionWiring): {
@@ -79,6 +82,7 @@ export function buildConversions(wiring: ConversionWiring): {
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,
     ...(deps.hlsSlowWarningMs === undefined ? {} : { slowWarningMs: deps.hlsSlowWarningMs }),
+    ...(wiring.trickplay === undefined ? {} : { trickplay: wiring.trickplay }),
     // Text subtitles become the master playlist's WebVTT rendition group.
     subtitles: {
       tracks: (fileId) => subtitleTracks.tracks(fileId),

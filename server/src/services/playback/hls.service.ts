@@ -15,6 +15,9 @@ import {
 } from './hls/presentation-registry.ts';
 import { HlsSegmentStore, type SegmentArea } from './hls/segment-store.ts';
 import type { CacheKind, PlaybackCache } from './playback-cache.ts';
+import { peakBandwidth } from '../../domain/trickplay/geometry.ts';
+import { imageStreamInfLine } from '../../domain/trickplay/image-playlist.ts';
+import type { TrickplayMade, TrickplayReader, TrickplayVariant } from '../trickplay/trickplay-ports.ts';
 
 export type { HlsFile } from './hls/presentation.ts';
 export type { KeyframeSource } from './hls/presentation-registry.ts';
@@ -39,6 +42,8 @@ export interface HlsDeps {
   /** A run nobody asked anything of for this long is stopped (REELSHELF_HLS_IDLE_SECONDS). */
   idleMs: number;
   subtitles?: HlsSubtitleSource;
+  /** The made seek thumbnails: a master announces their image playlist (EXT-X-IMAGE-STREAM-INF). */
+  trickplay?: Pick<TrickplayReader, 'made'>;
   /** A run below real time for this long is said to players (default 30 s). */
   slowWarningMs?: number;
   now?: () => number;
@@ -53,6 +58,37 @@ export interface HlsLayout {
   video: string | null;
   audio: string | null;
   durationSeconds: number;
+}
+
+/**
+ * Which image playlist a master announces for a file's made set: the sheets it lists (their layout
+ * and sizes give RESOLUTION and BANDWIDTH) and its URI, relative to the master; null: none.
+ */
+export type ImageStreamChoice = (made: TrickplayMade) => { variant: TrickplayVariant; uri: string } | null;
+
+/** What the image playlist's URL takes of the master's query (a burn-in choice is no concern of it). */
+const IMAGE_STREAM_PARAMS = ['device', 'token'];
+
+/**
+ * reelshelf's own: the Roku re-cut (sheets within Roku's 1080 px) at `…/{id}/trickplay/tiles.m3u8`,
+ * beside `…/{id}/master.m3u8`, with the master's device and token carried on.
+ */
+export function rokuImageStream(query: string): ImageStreamChoice {
+  const master = new URLSearchParams(query);
+  const carried = new URLSearchParams();
+  for (const name of IMAGE_STREAM_PARAMS) {
+    const value = master.get(name);
+    if (value !== null) carried.set(name, value);
+  }
+  return () => ({ variant: 'roku', uri: `trickplay/tiles.m3u8?${carried.toString()}` });
+}
+
+/** The master's last line for the image playlist of a made set; '' when there is none to announce. */
+function imageStreamLine(made: TrickplayMade | null, choose: ImageStreamChoice): string {
+  const chosen = made === null ? null : choose(made);
+  if (made === null || chosen === null) return '';
+  const sheets = chosen.variant === 'roku' ? made.roku : made;
+  return `${imageStreamInfLine(sheets.layout, peakBandwidth(sheets.layout, sheets.sheetBytes), chosen.uri)}\n`;
 }
 
 /** How long a request waits for its segment before 503 + Retry-After. */
@@ -74,9 +110,13 @@ export class HlsService {
   private readonly playlists: HlsPlaylists;
   private readonly prewarm: HlsPrewarm;
   private readonly now: () => number;
+  private readonly trickplay: Pick<TrickplayReader, 'made'> | null;
+  private readonly log: HlsDeps['log'] | null;
 
   constructor(deps: HlsDeps) {
     this.now = deps.now ?? Date.now;
+    this.trickplay = deps.trickplay ?? null;
+    this.log = deps.log ?? null;
     const subtitles = deps.subtitles;
     this.segments = new HlsSegmentStore(deps.store);
     this.presentations = new PresentationRegistry({
@@ -119,8 +159,27 @@ export class HlsService {
 
   // ------------------------------------------------------------------ playlists
 
-  async masterPlaylist(fileId: number, device: string, query: string, burn?: number): Promise<string> {
-    return this.playlists.master(await this.touched(fileId, device, burn), query);
+  /**
+   * The master playlist; with a made set of seek thumbnails, its image playlist too (players that
+   * know no image stream, hls.js and FFmpeg among them, skip the tag).
+   * @param imageStream which image playlist to announce (default: reelshelf's Roku sheets)
+   */
+  async masterPlaylist(
+    fileId: number,
+    device: string,
+    query: string,
+    burn?: number,
+    imageStream: ImageStreamChoice = rokuImageStream(query),
+  ): Promise<string> {
+    const [master, made] = await Promise.all([
+      this.touched(fileId, device, burn).then((s) => this.playlists.master(s, query)),
+      // The thumbnails are an extra: a failure to read them plays the film without them.
+      (this.trickplay?.made(fileId) ?? Promise.resolve(null)).catch((err: unknown) => {
+        this.log?.warn({ err, fileId }, 'seek thumbnails not read for the HLS master');
+        return null;
+      }),
+    ]);
+    return master + imageStreamLine(made, imageStream);
   }
 
   async mediaPlaylist(

@@ -82,6 +82,14 @@ export class PlaybackTokenService {
     this.stops.set(key, Math.max(this.currentExpiry(), before === undefined ? 0 : before + ROUND_SECONDS));
   }
 
+  /**
+   * The query every `/stream/media_file/{id}/…` URL of this file carries (`device=…&token=…`, no
+   * `?`): one signature, so URLs made together carry the same token (the seek thumbnails' sheets).
+   */
+  streamQuery(mediaFileId: number, device: string, holder: TokenHolder): string {
+    return `device=${encodeURIComponent(device)}&token=${encodeURIComponent(this.sign(mediaFileId, device, holder))}`;
+  }
+
   /** The relative stream URL of a file for a device, token included. */
   streamUrl(mediaFileId: number, device: string, holder: TokenHolder): string {
     return this.playbackUrls(mediaFileId, device, holder).streamUrl;
@@ -101,7 +109,7 @@ export class PlaybackTokenService {
     device: string,
     holder: TokenHolder,
   ): { streamUrl: string; hlsUrl: string; subtitleUrl: (index: number) => string } {
-    const query = `?device=${encodeURIComponent(device)}&token=${encodeURIComponent(this.sign(mediaFileId, device, holder))}`;
+    const query = `?${this.streamQuery(mediaFileId, device, holder)}`;
     return {
       streamUrl: `/stream/media_file/${mediaFileId}${query}`,
       hlsUrl: `/stream/media_file/${mediaFileId}/master.m3u8${query}`,

@@ -15,6 +15,7 @@ import type { ConversionSlots } from '../playback/conversion-slots.ts';
 import type { KeyframeSource } from '../playback/hls/presentation-registry.ts';
 import type { TrickplayReader } from './trickplay-ports.ts';
 import { TrickplayService } from './trickplay.service.ts';
+import { type TrickplayServingDeps, TrickplayServingService } from './trickplay-serving.service.ts';
 
 export interface TrickplayWiring {
   deps: {
@@ -31,9 +32,16 @@ export interface TrickplayWiring {
   store: DataStore;
   jobs: JobRunner;
   slots: ConversionSlots;
+  /** What the serving service signs sheet URLs with and resolves the asking device by. */
+  tokens: TrickplayServingDeps['tokens'];
+  devices: TrickplayServingDeps['devices'];
 }
 
-export function buildTrickplay(wiring: TrickplayWiring): { reader: TrickplayReader; jobs: TrickplayService } {
+export function buildTrickplay(wiring: TrickplayWiring): {
+  reader: TrickplayReader;
+  jobs: TrickplayService;
+  serving: TrickplayServingService;
+} {
   const { config, tools, clock } = wiring.deps;
   const jobs = new TrickplayService({
     configured: config.trickplay,
@@ -51,7 +59,14 @@ export function buildTrickplay(wiring: TrickplayWiring): { reader: TrickplayRead
     // Two threads measured as fast as more on keyframes (docs/trickplay.md); never more than a conversion gets.
     threads: Math.max(1, Math.min(2, config.conversionThreads)),
   });
-  return { reader: wiring.deps.trickplayReader ?? jobs, jobs };
+  const reader = wiring.deps.trickplayReader ?? jobs;
+  const serving = new TrickplayServingService({
+    reader,
+    tokens: wiring.tokens,
+    files: wiring.files,
+    devices: wiring.devices,
+  });
+  return { reader, jobs, serving };
 }
 
 /**

@@ -11,7 +11,7 @@ import { ArtifactService } from '../../../../src/services/playback/artifact.serv
 import { ConversionSlots } from '../../../../src/services/playback/conversion-slots.ts';
 import { DeviceProfileService } from '../../../../src/services/playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from '../../../../src/services/playback/edition-presenter.ts';
-import { HlsService } from '../../../../src/services/playback/hls.service.ts';
+import { type HlsDeps, HlsService } from '../../../../src/services/playback/hls.service.ts';
 import { PlaybackCache } from '../../../../src/services/playback/playback-cache.ts';
 import { PlaybackTokenService } from '../../../../src/services/playback/playback-token.service.ts';
 import {
@@ -61,7 +61,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  function build(maxConversions = 1) {
+  function build(maxConversions = 1, trickplay?: HlsDeps['trickplay'], log?: HlsDeps['log']) {
     const store = new DataStore(mkdtempSync(join(dir, 'data-')));
     const clock = { now: () => new Date() };
     const files = new InMemoryMediaFiles();
@@ -112,6 +112,8 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
       cache,
       threads: 1,
       idleMs: 60_000,
+      ...(trickplay === undefined ? {} : { trickplay }),
+      ...(log === undefined ? {} : { log }),
     });
     /** A request that has not settled yet, and how it settled. */
     const pending = <T>(promise: Promise<T>) => {
@@ -127,6 +129,46 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
     };
     return { hls, slots, ffmpeg, pending };
   }
+
+  it('the master announces a made set of seek thumbnails; a reader that fails leaves the line out, not the film', async () => {
+    const layout = {
+      intervalMs: 10_000,
+      thumbnailWidth: 320,
+      thumbnailHeight: 180,
+      tileWidth: 3,
+      tileHeight: 6,
+      thumbnailCount: 4,
+    };
+    const made = {
+      fileId: 1,
+      generation: 9,
+      mode: 'keyframes' as const,
+      layout: { ...layout, tileWidth: 10, tileHeight: 10 },
+      sheetBytes: [40_000],
+      roku: { layout, sheetBytes: [18_000] },
+      bifBytes: 50_000,
+      madeAt: '2026-11-26T08:00:00.000Z',
+    };
+    const ready = build(1, { made: async () => made });
+    const text = await ready.hls.masterPlaylist(1, 'web', 'device=web&token=t');
+    // 18,000 bytes × 8 / 18 thumbnails / 10 s = 800 b/s.
+    assert.match(
+      text,
+      /\n#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=800,RESOLUTION=320x180,CODECS="jpeg",URI="trickplay\/tiles\.m3u8\?device=web&token=t"\n$/,
+    );
+    await ready.hls.close();
+    const warnings: unknown[] = [];
+    const broken = build(
+      1,
+      { made: () => Promise.reject(new Error('database is locked')) },
+      { warn: (obj) => warnings.push(obj) },
+    );
+    const plain = await broken.hls.masterPlaylist(1, 'web', 'q');
+    assert.match(plain, /^#EXTM3U\n/);
+    assert.doesNotMatch(plain, /IMAGE-STREAM-INF/);
+    assert.equal(warnings.length, 1);
+    await broken.hls.close();
+  });
 
   it('a player that finds every slot held gets 503 conversions_busy with Retry-After', async () => {
     const t = build(1);
