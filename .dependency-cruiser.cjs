@@ -23,7 +23,7 @@ const CAPABILITIES = {
   import: ['library', 'metadata', 'system', 'people'],
   playback: ['library', 'system', 'people'],
   // jellyfin: the Jellyfin-compatible facade's use cases, over the library and its people.
-  jellyfin: ['library', 'playback', 'system', 'people'],
+  jellyfin: ['library', 'playback', 'trickplay', 'system', 'people'],
   // dlna: the UPnP MediaServer's use cases (content directory, media, SSDP), for its one person.
   dlna: ['library', 'playback', 'system', 'people'],
   // trickplay: making and keeping seek thumbnails (the job, its rows and files, the reader surfaces serve from).

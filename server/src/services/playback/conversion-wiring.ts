@@ -16,12 +16,11 @@ import type { MediaPathService } from '../library/media-path.service.ts';
 import type { ArtifactService } from './artifact.service.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
 import type { PlaybackEditionPresenter } from './edition-presenter.ts';
-import { HlsService } from './hls.service.ts';
+import { type HlsImageStreamSource, HlsService } from './hls.service.ts';
 import { KeyframeIndexService } from './keyframe-index.service.ts';
 import type { PlaybackCache } from './playback-cache.ts';
 import { SubtitleTrackService } from './subtitle-track.service.ts';
 import { SubtitleVttService } from './subtitle-vtt.service.ts';
-import type { TrickplayReader } from '../trickplay/trickplay-ports.ts';
 
 export interface ConversionWiring {
   deps: {
@@ -42,7 +41,7 @@ export interface ConversionWiring {
   artifacts: ArtifactService;
   editions: PlaybackEditionPresenter;
   /** The made seek thumbnails: a master playlist announces their image playlist. */
-  trickplay?: Pick<TrickplayReader, 'made'>;
+  trickplay?: HlsImageStreamSource;
 }
 
 export function buildConversions(wiring: ConversionWiring): {

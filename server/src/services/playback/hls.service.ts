@@ -17,7 +17,12 @@ import { HlsSegmentStore, type SegmentArea } from './hls/segment-store.ts';
 import type { CacheKind, PlaybackCache } from './playback-cache.ts';
 import { peakBandwidth } from '../../domain/trickplay/geometry.ts';
 import { imageStreamInfLine } from '../../domain/trickplay/image-playlist.ts';
-import type { TrickplayMade, TrickplayReader, TrickplayVariant } from '../trickplay/trickplay-ports.ts';
+import type { TrickplayMade, TrickplayVariant } from '../../domain/trickplay/made.ts';
+
+/** The made seek thumbnails of a file, as the master announces them (services/trickplay's reader). */
+export interface HlsImageStreamSource {
+  made(fileId: number): Promise<TrickplayMade | null>;
+}
 
 export type { HlsFile } from './hls/presentation.ts';
 export type { KeyframeSource } from './hls/presentation-registry.ts';
@@ -43,7 +48,7 @@ export interface HlsDeps {
   idleMs: number;
   subtitles?: HlsSubtitleSource;
   /** The made seek thumbnails: a master announces their image playlist (EXT-X-IMAGE-STREAM-INF). */
-  trickplay?: Pick<TrickplayReader, 'made'>;
+  trickplay?: HlsImageStreamSource;
   /** A run below real time for this long is said to players (default 30 s). */
   slowWarningMs?: number;
   now?: () => number;
@@ -110,7 +115,7 @@ export class HlsService {
   private readonly playlists: HlsPlaylists;
   private readonly prewarm: HlsPrewarm;
   private readonly now: () => number;
-  private readonly trickplay: Pick<TrickplayReader, 'made'> | null;
+  private readonly trickplay: HlsImageStreamSource | null;
   private readonly log: HlsDeps['log'] | null;
 
   constructor(deps: HlsDeps) {
