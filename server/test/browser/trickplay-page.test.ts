@@ -6,22 +6,26 @@
 // there). A direct MP4 and an MPEG-2 MKV that plays through HLS (hls.js) alike.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
+import { checkedFileAt } from '../../src/adapters/file-system.ts';
 import { TrickplayFfmpeg } from '../../src/adapters/trickplay-ffmpeg.ts';
 import type { VideoCapabilities } from '../../src/domain/media/capabilities.ts';
 import {
   locate,
   planTrickplay,
+  rokuLayout,
   type TrickplayLayout,
   trickplayResponse,
 } from '../../src/domain/trickplay/geometry.ts';
 import { buildSheetArgs } from '../../src/domain/trickplay/sheet-command.ts';
+import { AppError } from '../../src/errors.ts';
+import type { TrickplayMade, TrickplayReader } from '../../src/services/trickplay/trickplay-ports.ts';
 import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
@@ -47,7 +51,7 @@ type Rgb = readonly [number, number, number];
 const FILM_SECONDS = 108;
 const GOP_SECONDS = 2;
 const LAYOUT_OPTIONS = { intervalMs: 10_000, width: FILM_WIDTH, tileWidth: 2, tileHeight: 2 };
-/** The generation in the sheet URLs the intercepted API gives (any number: the URLs are opaque). */
+/** The generation of the made sets (the reader's, and in the sheet URLs the intercepted API gives). */
 const GENERATION = 1;
 
 interface MadeSet {
@@ -115,13 +119,70 @@ async function makeSet(source: string, dir: string, codec: string): Promise<Tric
 }
 
 /**
- * Stands in for tp-surfaces' routes until they are merged: answers GET /api/media-file/{id}/trickplay
- * and the sheet URLs it names from the sets made here, by the browser's request interception. Every
- * other file's GET goes on to the real server. Returns the sheet requests seen (file id, index).
- * After the merge, delete this function and its call: the real routes serve the same set.
+ * The made sets as the server's trickplay reader (ServerOverrides.trickplayReader): what the serving
+ * routes read once they are merged, so that the test runs against them when serveTrickplayFromSet is
+ * deleted. Until then no route reads it.
  */
-async function serveTrickplayFromSet(page: Page, sets: readonly MadeSet[]): Promise<string[]> {
-  const sheetRequests: string[] = [];
+function readerOfSets(sets: () => readonly MadeSet[]): TrickplayReader {
+  const madeOf = (fileId: number): TrickplayMade | null => {
+    const set = sets().find((s) => s.fileId === fileId);
+    if (set === undefined) return null;
+    const sheetBytes = Array.from(
+      { length: Math.ceil(set.layout.thumbnailCount / (set.layout.tileWidth * set.layout.tileHeight)) },
+      (_, i) => statSync(join(set.dir, `${i}.jpg`)).size,
+    );
+    return {
+      fileId,
+      generation: GENERATION,
+      mode: 'keyframes',
+      layout: set.layout,
+      sheetBytes,
+      // No Roku re-cut or BIF is made here: the page reads neither.
+      roku: { layout: rokuLayout(set.layout) ?? set.layout, sheetBytes },
+      bifBytes: 0,
+      madeAt: new Date(0).toISOString(),
+    };
+  };
+  const notFound = () => new AppError('not_found', { status: 404, message: 'No such sheet.' });
+  return {
+    enabled: true,
+    status: (fileId) => {
+      const made = madeOf(fileId);
+      return Promise.resolve(made === null ? { state: 'none' } : { state: 'ready', made });
+    },
+    made: (fileId) => Promise.resolve(madeOf(fileId)),
+    madeMany: (fileIds) =>
+      Promise.resolve(
+        new Map(
+          fileIds.flatMap((id) => {
+            const made = madeOf(id);
+            return made === null ? [] : [[id, made] as const];
+          }),
+        ),
+      ),
+    sheet: (fileId, generation, variant, index) => {
+      const set = sets().find((s) => s.fileId === fileId);
+      if (set === undefined || generation !== GENERATION || variant !== 'sheets')
+        return Promise.reject(notFound());
+      const path = join(set.dir, `${index}.jpg`);
+      try {
+        const stat = statSync(path);
+        return Promise.resolve(checkedFileAt(path, stat.size, stat.mtimeMs));
+      } catch {
+        return Promise.reject(notFound());
+      }
+    },
+    bif: () => Promise.reject(notFound()),
+  };
+}
+
+/**
+ * Stands in for tp-surfaces' routes until they are merged: answers GET /api/media-file/{id}/trickplay
+ * and the sheet URLs it names from the sets made here, by the browser's request interception (any
+ * other file's request goes on to the real server). After the merge, delete this function and its
+ * call: the real routes then serve the same sets through readerOfSets.
+ */
+async function serveTrickplayFromSet(page: Page, sets: readonly MadeSet[]): Promise<void> {
   const byFile = new Map(sets.map((set) => [set.fileId, set]));
   await page.route(/\/api\/media-file\/(\d+)\/trickplay$/, async (route) => {
     const id = Number(/\/media-file\/(\d+)\//.exec(route.request().url())?.[1]);
@@ -141,14 +202,22 @@ async function serveTrickplayFromSet(page: Page, sets: readonly MadeSet[]): Prom
     const match = /\/media_file\/(\d+)\/trickplay\/(\d+)\/(\d+)\.jpg/.exec(route.request().url());
     const set = byFile.get(Number(match?.[1]));
     if (set === undefined || Number(match?.[2]) !== GENERATION) return route.fallback();
-    sheetRequests.push(`${set.fileId}/${match?.[3]}`);
     return route.fulfill({
       status: 200,
       headers: { 'content-type': 'image/jpeg', 'cache-control': 'public, max-age=31536000, immutable' },
       body: readFileSync(join(set.dir, `${match?.[3]}.jpg`)),
     });
   });
-  return sheetRequests;
+}
+
+/** Every sheet the page asks the network for, as `fileId/index` (whoever answers it). */
+function recordSheetRequests(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    const match = /\/stream\/media_file\/(\d+)\/trickplay\/\d+\/(\d+)\.jpg/.exec(request.url());
+    if (match !== null) seen.push(`${match[1]}/${match[2]}`);
+  });
+  return seen;
 }
 
 interface ThumbState {
@@ -267,7 +336,7 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
       ...['-hide_banner', '-loglevel', 'error', '-y', '-i', film.path],
       ...['-c:v', 'mpeg2video', '-q:v', '3', '-g', String(GOP_SECONDS * FILM_FPS), converted],
     ]);
-    t = await startTestServer();
+    t = await startTestServer({}, { trickplayReader: readerOfSets(() => [...sets.values()]) });
     ids = await registerFiles(t.server.database.db, media, { direct: film.path, hls: converted });
     await t.server.services.analysis.analyzePending();
     for (const [name, source, codec] of [
@@ -291,7 +360,8 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
     });
-    sheetRequests = await serveTrickplayFromSet(page, [...sets.values()]);
+    sheetRequests = recordSheetRequests(page);
+    await serveTrickplayFromSet(page, [...sets.values()]);
     await signIn(page, t.url, t.token);
   });
 
@@ -359,10 +429,10 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
     );
     // 54 s, or a hair under it when the pointer's position is rounded to a whole pixel.
     assert.match(shown.time, /^0:5[34]$/, `${name}: the time under the thumbnail`);
-    const sheetUrl = `/stream/media_file/${set.fileId}/trickplay/${GENERATION}/${expected.sheet}.jpg?token=intercepted`;
+    const sheetPath = `/stream/media_file/${set.fileId}/trickplay/${GENERATION}/${expected.sheet}.jpg?`;
     assert.ok(
-      shown.backgroundImage === `url("${t.url}${sheetUrl}")`,
-      `${name}: the sheet of the mark: ${shown.backgroundImage}`,
+      shown.backgroundImage.startsWith(`url("${t.url}${sheetPath}`),
+      `${name}: the sheet of the mark, ${sheetPath}: ${shown.backgroundImage}`,
     );
     assert.deepEqual(
       sheetRequests,
