@@ -184,7 +184,7 @@ function readerOfSets(sets: () => readonly MadeSet[]): TrickplayReader {
  */
 async function serveTrickplayFromSet(page: Page, sets: readonly MadeSet[]): Promise<void> {
   const byFile = new Map(sets.map((set) => [set.fileId, set]));
-  await page.route(/\/api\/media-file\/(\d+)\/trickplay$/, async (route) => {
+  await page.route(/\/api\/media-file\/(\d+)\/trickplay(\?|$)/, async (route) => {
     const id = Number(/\/media-file\/(\d+)\//.exec(route.request().url())?.[1]);
     const set = byFile.get(id);
     if (set === undefined || route.request().method() !== 'GET') return route.fallback();
@@ -553,7 +553,7 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
   });
 
   it('an ApiError from the trickplay route: no thumbnail, the time alone, no script error', async () => {
-    const api = /\/api\/media-file\/\d+\/trickplay$/;
+    const api = /\/api\/media-file\/\d+\/trickplay(\?|$)/;
     await page.route(api, (route) =>
       route.fulfill({
         status: 404,

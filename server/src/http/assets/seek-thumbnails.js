@@ -14,10 +14,14 @@ import { clockText, readTrickplayInfo, thumbnailCell, timeAtPointer } from './se
 const ARROW_STEP_S = 5;
 const PAGE_STEP_S = 60;
 
-/** The file's seek thumbnails, or null (none, an ApiError, the network): never an error shown. */
-async function loadTrickplay(fileId) {
+/**
+ * The file's seek thumbnails, or null (none, an ApiError, the network): never an error shown. The
+ * sheet URLs come signed for the page's device, like the player's own stream URLs.
+ */
+async function loadTrickplay(fileId, device) {
+  const query = device ? `?device=${encodeURIComponent(device)}` : '';
   try {
-    const res = await fetch(`/api/media-file/${encodeURIComponent(fileId)}/trickplay`, {
+    const res = await fetch(`/api/media-file/${encodeURIComponent(fileId)}/trickplay${query}`, {
       headers: { accept: 'application/json' },
       credentials: 'same-origin',
     });
@@ -192,7 +196,7 @@ function attach(video, seek) {
   seek.hidden = false;
   refresh();
 
-  void loadTrickplay(video.dataset.mediaFileId).then((info) => {
+  void loadTrickplay(video.dataset.mediaFileId, video.dataset.device).then((info) => {
     trickplay = info;
     seek.dataset.trickplay = info === null ? 'none' : 'ready';
     // The pointer may already be over the bar.
