@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TrickplayFfmpeg } from '../server/src/adapters/trickplay-ffmpeg.ts';
@@ -28,9 +28,12 @@ const FPS = 25;
 const GOP_SECONDS = 4;
 const RATIO_TARGET = 1.3;
 const DROP_TARGET_PERCENT = 10;
-/** (c): the conversion warms up this long, then each speed is taken over a window this long. */
+/**
+ * (c): the conversion warms up this long, then its speed is taken over two windows this long alone
+ * (how far they differ is the noise of this machine at the time) and one after a job is started.
+ */
 const WARM_UP_S = 15;
-const WINDOW_S = 30;
+const WINDOW_S = 20;
 /** (a) and (a') are each run this many times, taking turns; the best counts. */
 const REPEATS = 3;
 
@@ -233,10 +236,16 @@ async function startJob(api: Api, fileId: number): Promise<{ jobId: number } | {
   };
 }
 
-async function waitJob(api: Api, jobId: number, limitS: number): Promise<Job> {
+async function waitJob(
+  api: Api,
+  jobId: number,
+  limitS: number,
+  onPoll: (job: Job, at: number) => void = () => undefined,
+): Promise<Job> {
   const deadline = performance.now() + limitS * 1000;
   for (;;) {
     const job = await api.ok<Job>('GET', `/api/jobs/${jobId}`);
+    onPoll(job, performance.now());
     if (!['queued', 'running'].includes(job.status)) return job;
     if (performance.now() > deadline) throw new Error(`trickplay job ${jobId} not done after ${limitS} s`);
     await sleep(250);
@@ -302,6 +311,11 @@ export async function benchTrickplay(): Promise<void> {
   if (transcode === undefined) throw new Error('no transcode recipe in bench/playback.ts');
   const viewerFilm = await playbackFilm(transcode, quick ? 180 : 600);
 
+  console.log(
+    `load average before (a): ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   // The machine is shared: (a) and (a') take turns, three times, and the best of each is kept.
   const floors: number[] = [];
   const passes: number[] = [];
@@ -350,7 +364,17 @@ export async function benchTrickplay(): Promise<void> {
     if ('missing' in remade) {
       console.log(`(b) not run: ${remade.missing} — this server has no trickplay job yet (tp-job's part).`);
     } else {
-      const job = await waitJob(api, remade.jobId, 1800);
+      // Where the time goes, from the progress polled every 250 ms: the job reports 0–90 % for the
+      // ffmpeg pass and the rest for the Roku re-cut and the BIF (docs/trickplay.md, "The job").
+      let runningAt: number | null = null;
+      let passAt: number | null = null;
+      let doneAt = 0;
+      const job = await waitJob(api, remade.jobId, 1800, (polled, at) => {
+        if (polled.status === 'running' && runningAt === null) runningAt = at;
+        const { done, total } = polled.progress;
+        if (passAt === null && total > 0 && done >= 0.9 * total) passAt = at;
+        doneAt = at;
+      });
       if (job.status !== 'succeeded' || job.started_at === null || job.finished_at === null) {
         throw new Error(`trickplay job ${job.id} ended ${job.status}: ${job.error ?? ''}`);
       }
@@ -363,6 +387,12 @@ export async function benchTrickplay(): Promise<void> {
         `(b) trickplay job ${job.id} (started_at → finished_at): ${s2(jobS)} (${(seconds / jobS).toFixed(0)}× real time); ` +
           `ratio to (a) ${ratio.toFixed(2)}× — target ≤ ${RATIO_TARGET}× ${verdict(ratio <= RATIO_TARGET)}`,
       );
+      if (runningAt !== null && passAt !== null) {
+        console.log(
+          `    as polled: seen running → 90 % (the ffmpeg pass) ${s2((passAt - runningAt) / 1000)}, ` +
+            `90 % → done (Roku re-cut, BIF) ${s2((doneAt - passAt) / 1000)}`,
+        );
+      }
     }
 
     // (c) A viewer's conversion, alone and then while a trickplay job runs on the big film.
@@ -377,9 +407,11 @@ export async function benchTrickplay(): Promise<void> {
     }
     const reader = readHls(`${server.url}${info.hls_url}`);
     await sleep(WARM_UP_S * 1000);
-    const aloneFrom = performance.now();
-    await sleep(WINDOW_S * 1000);
-    const aloneTo = performance.now();
+    const marks = [performance.now()];
+    for (let w = 0; w < 2; w++) {
+      await sleep(WINDOW_S * 1000);
+      marks.push(performance.now());
+    }
     const during = hasJob ? await startJob(api, bigId) : null;
     const withFrom = performance.now();
     if (during !== null) await sleep(WINDOW_S * 1000);
@@ -390,8 +422,15 @@ export async function benchTrickplay(): Promise<void> {
     reader.child.kill('SIGKILL');
     await reader.done;
     children.delete(reader.child);
-    const alone = speedOver(reader.samples, aloneFrom, aloneTo);
-    const head = `(c) viewer's HLS conversion (${transcode.description} → web, ${info.prediction}): alone ${alone.toFixed(2)}× real time`;
+    const [m0 = 0, m1 = 0, m2 = 0] = marks;
+    const alone1 = speedOver(reader.samples, m0, m1);
+    const alone2 = speedOver(reader.samples, m1, m2);
+    const alone = speedOver(reader.samples, m0, m2);
+    const noise = (Math.abs(alone1 - alone2) / alone) * 100;
+    const head =
+      `(c) viewer's HLS conversion (${transcode.description} → web, ${info.prediction}): alone ${alone.toFixed(2)}× real time ` +
+      `(two ${WINDOW_S}-s windows: ${alone1.toFixed(2)}×, ${alone2.toFixed(2)}×, ${noise.toFixed(1)} % apart: this machine's noise now; ` +
+      `load average ${loadavg()[0]?.toFixed(1)})`;
     const ended = readerEnded
       ? ' (note: the conversion ended inside the windows: make the viewer film longer)'
       : '';
@@ -402,7 +441,7 @@ export async function benchTrickplay(): Promise<void> {
     const withJob = speedOver(reader.samples, withFrom, withTo);
     const drop = ((alone - withJob) / alone) * 100;
     console.log(
-      `${head}, with a trickplay job on the other film ${withJob.toFixed(2)}× (job ${jobDuring.id} ${jobDuring.status}, ` +
+      `${head}; with a trickplay job on the other film ${withJob.toFixed(2)}× (job ${jobDuring.id} ${jobDuring.status}, ` +
         `${jobDuring.progress.done}/${jobDuring.progress.total} after ${WINDOW_S} s); drop ${drop.toFixed(1)} % ` +
         `— target ≤ ${DROP_TARGET_PERCENT} % ${verdict(drop <= DROP_TARGET_PERCENT)}${ended}`,
     );
