@@ -8,6 +8,7 @@ import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStream } from './stream.bench.ts';
+import { benchTrickplay } from './trickplay.bench.ts';
 
 /**
  * `npm run bench [name…] [--flag…]`: runs the benchmarks and prints each figure (and ratio where one
@@ -24,6 +25,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   password: benchPassword,
   jellyfin: benchJellyfin,
   dlna: benchDlna,
+  trickplay: benchTrickplay,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -78,6 +78,32 @@ function imageSubtitleNote(edition: LibraryEdition, info: PlaybackInfo | null): 
   </div>`;
 }
 
+/**
+ * The page's own seek bar under the <video> (its native controls stay): pointer events over native
+ * controls never reach the page, so the seek thumbnail needs a bar of its own. seek-thumbnails.js
+ * shows it (without JavaScript it stays hidden), seeks the video, and shows the thumbnail and time
+ * under the pointer while hovering and dragging when the file has seek thumbnails.
+ */
+function seekBar(): Html {
+  return html`<div class="seek" data-seek hidden>
+    <div class="seek-preview" aria-hidden="true" hidden>
+      <div class="seek-thumb" hidden></div>
+      <span class="seek-time"></span>
+    </div>
+    <div
+      class="seek-bar"
+      role="slider"
+      tabindex="0"
+      aria-label="Seek"
+      aria-valuemin="0"
+      aria-valuemax="0"
+      aria-valuenow="0"
+    >
+      <div class="seek-played"></div>
+    </div>
+  </div>`;
+}
+
 function player(edition: LibraryEdition, device: string, title: string, info: PlaybackInfo | null): Html {
   if (!BROWSER_DEVICES.has(device)) {
     return html`<p class="note">Choose “Chrome/Firefox” or “Safari” above to play it in this browser.</p>`;
@@ -89,6 +115,9 @@ function player(edition: LibraryEdition, device: string, title: string, info: Pl
   const hls = safeUrl(info?.hls_url);
   // A file that needs converting is built on its first request: only direct files preload.
   const preload = edition.playback_prediction === 'direct' ? 'metadata' : 'none';
+  // The seek bar's length before the <video> knows it (a conversion loads nothing before play).
+  const seconds = info?.duration_seconds ?? null;
+  const duration = seconds !== null && Number.isFinite(seconds) && seconds > 0 ? String(seconds) : null;
   // Without JavaScript the <video> opens the progressive stream (it follows a conversion as it is
   // written); movie.js switches a conversion to its HLS playlist, which can be seeked at once.
   return html`<div class="player-box">
@@ -101,10 +130,12 @@ function player(edition: LibraryEdition, device: string, title: string, info: Pl
       data-media-file-id="${edition.media_file_id}"
       data-device="${device}"
       ${hls === null ? null : html`data-hls-url="${hls}"`}
+      ${duration === null ? null : html`data-duration-seconds="${duration}"`}
     >
       ${subtitleTracks(edition, info)}
       <p>This browser does not play HTML5 video.</p>
     </video>
+    ${seekBar()}
     <p class="player-controls" hidden>
       <label
         >Audio

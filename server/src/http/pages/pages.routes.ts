@@ -352,7 +352,7 @@ export class Pages {
       current: 'library',
       body: moviePage({ movie, item, device, devices: this.deviceChoices(), playback }),
       // hls.js first: movie.js finds it on window.Hls (plain scripts run in order).
-      scripts: ['vendor/hls.min.js', 'movie.js'],
+      scripts: ['vendor/hls.min.js', 'movie.js', 'seek-thumbnails.js'],
     });
   }
 
