@@ -6,7 +6,7 @@
 // there). A direct MP4 and an MPEG-2 MKV that plays through HLS (hls.js) alike.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +21,6 @@ import {
   planTrickplay,
   rokuLayout,
   type TrickplayLayout,
-  trickplayResponse,
 } from '../../src/domain/trickplay/geometry.ts';
 import { buildSheetArgs } from '../../src/domain/trickplay/sheet-command.ts';
 import { AppError } from '../../src/errors.ts';
@@ -51,7 +50,7 @@ type Rgb = readonly [number, number, number];
 const FILM_SECONDS = 108;
 const GOP_SECONDS = 2;
 const LAYOUT_OPTIONS = { intervalMs: 10_000, width: FILM_WIDTH, tileWidth: 2, tileHeight: 2 };
-/** The generation of the made sets (the reader's, and in the sheet URLs the intercepted API gives). */
+/** The generation of the made sets (the reader's, and so in the sheet URLs the API gives). */
 const GENERATION = 1;
 
 interface MadeSet {
@@ -119,9 +118,9 @@ async function makeSet(source: string, dir: string, codec: string): Promise<Tric
 }
 
 /**
- * The made sets as the server's trickplay reader (ServerOverrides.trickplayReader): what the serving
- * routes read once they are merged, so that the test runs against them when serveTrickplayFromSet is
- * deleted. Until then no route reads it.
+ * The made sets as the server's trickplay reader (ServerOverrides.trickplayReader): the real routes
+ * (GET /api/media-file/{id}/trickplay, the /stream sheets) serve them. The sets are made with 2×2
+ * sheets, which the job does not make, so that the 50 % mark lies on a sheet past the first.
  */
 function readerOfSets(sets: () => readonly MadeSet[]): TrickplayReader {
   const madeOf = (fileId: number): TrickplayMade | null => {
@@ -174,40 +173,6 @@ function readerOfSets(sets: () => readonly MadeSet[]): TrickplayReader {
     },
     bif: () => Promise.reject(notFound()),
   };
-}
-
-/**
- * Stands in for tp-surfaces' routes until they are merged: answers GET /api/media-file/{id}/trickplay
- * and the sheet URLs it names from the sets made here, by the browser's request interception (any
- * other file's request goes on to the real server). After the merge, delete this function and its
- * call: the real routes then serve the same sets through readerOfSets.
- */
-async function serveTrickplayFromSet(page: Page, sets: readonly MadeSet[]): Promise<void> {
-  const byFile = new Map(sets.map((set) => [set.fileId, set]));
-  await page.route(/\/api\/media-file\/(\d+)\/trickplay(\?|$)/, async (route) => {
-    const id = Number(/\/media-file\/(\d+)\//.exec(route.request().url())?.[1]);
-    const set = byFile.get(id);
-    if (set === undefined || route.request().method() !== 'GET') return route.fallback();
-    const body = {
-      ...trickplayResponse(
-        set.layout,
-        (i) => `/stream/media_file/${id}/trickplay/${GENERATION}/${i}.jpg?token=intercepted`,
-      ),
-      status: 'ready',
-      mode: 'keyframes',
-    };
-    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
-  });
-  await page.route(/\/stream\/media_file\/\d+\/trickplay\/\d+\/\d+\.jpg\?/, async (route) => {
-    const match = /\/media_file\/(\d+)\/trickplay\/(\d+)\/(\d+)\.jpg/.exec(route.request().url());
-    const set = byFile.get(Number(match?.[1]));
-    if (set === undefined || Number(match?.[2]) !== GENERATION) return route.fallback();
-    return route.fulfill({
-      status: 200,
-      headers: { 'content-type': 'image/jpeg', 'cache-control': 'public, max-age=31536000, immutable' },
-      body: readFileSync(join(set.dir, `${match?.[3]}.jpg`)),
-    });
-  });
 }
 
 /** Every sheet the page asks the network for, as `fileId/index` (whoever answers it). */
@@ -361,7 +326,6 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
       if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
     });
     sheetRequests = recordSheetRequests(page);
-    await serveTrickplayFromSet(page, [...sets.values()]);
     await signIn(page, t.url, t.token);
   });
 
