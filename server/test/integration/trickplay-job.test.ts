@@ -59,7 +59,19 @@ async function fileIds(t: TestServer): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.relative_path, r.id]));
 }
 
+/**
+ * The file's set once ready or failed, and its job finished: the row is recorded before the job
+ * removes the previous set and ends, so the job's end is what says everything is in place.
+ */
 async function settled(t: TestServer, fileId: number, notJob?: number): Promise<TrickplayStatus> {
+  const status = await recorded(t, fileId, notJob);
+  const jobId =
+    status.state === 'ready' ? status.made.generation : status.state === 'failed' ? status.jobId : null;
+  if (jobId !== null) await t.server.services.jobs.wait(jobId);
+  return status;
+}
+
+async function recorded(t: TestServer, fileId: number, notJob?: number): Promise<TrickplayStatus> {
   let last: TrickplayStatus = { state: 'none' };
   return waitFor(
     async () => {
