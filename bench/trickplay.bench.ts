@@ -5,7 +5,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TrickplayFfmpeg } from '../server/src/adapters/trickplay-ffmpeg.ts';
-import { planTrickplay } from '../server/src/domain/trickplay/geometry.ts';
+import { planTrickplay, rokuLayout } from '../server/src/domain/trickplay/geometry.ts';
 import { buildSheetArgs } from '../server/src/domain/trickplay/sheet-command.ts';
 import { type ServerProcess, startServerProcess } from '../server/test/helpers/server-process.ts';
 import { film as playbackFilm, RECIPES } from './playback.ts';
@@ -99,11 +99,21 @@ async function sheetPass(file: string, seconds: number): Promise<{ wallS: number
   const plan = planTrickplay({ durationSeconds: seconds, displayWidth: 1920, displayHeight: 1080 });
   if (!plan.ok) throw new Error(plan.message);
   const { layout } = plan;
-  const dir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-trickplay-sheets-'));
+  const root = mkdtempSync(join(tmpdir(), 'reelshelf-bench-trickplay-sheets-'));
+  const dir = join(root, 'sheets');
+  const roku = rokuLayout(layout);
+  if (roku === null) throw new Error('no Roku layout');
+  for (const folder of ['sheets', 'roku', 'thumbnails']) mkdirSync(join(root, folder));
   try {
     const args = buildSheetArgs({
       source: file,
       outputDir: dir,
+      // As the job runs it: the Roku sheets and one JPEG per thumbnail in the same pass.
+      extras: {
+        rokuDir: join(root, 'roku'),
+        roku: { tile_width: roku.tileWidth, tile_height: roku.tileHeight },
+        thumbnailDir: join(root, 'thumbnails'),
+      },
       layout: {
         interval_ms: layout.intervalMs,
         width: layout.thumbnailWidth,
@@ -141,7 +151,7 @@ async function sheetPass(file: string, seconds: number): Promise<{ wallS: number
     const made = await new TrickplayFfmpeg('ffmpeg').run({ args, outputDir: dir, durationSeconds: seconds });
     return { wallS: (performance.now() - t0) / 1000, sheets: made.sheets };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -332,7 +342,7 @@ export async function benchTrickplay(): Promise<void> {
     `(a) ffmpeg -skip_frame nokey -i film -f null -: best ${s2(floor1)} (${(seconds / floor1).toFixed(0)}× real time; runs ${list(floors)} s)`,
   );
   console.log(
-    `(a') the one-pass sheet ffmpeg alone (nice, keyframes, Jellyfin's layout, ${sheets} sheets): best ${s2(Math.min(...passes))} ` +
+    `(a') the one-pass sheet ffmpeg alone (nice, keyframes, Jellyfin's layout + Roku's + single JPEGs, ${sheets} sheets): best ${s2(Math.min(...passes))} ` +
       `(${(Math.min(...passes) / floor1).toFixed(2)}× (a); runs ${list(passes)} s)`,
   );
 
@@ -364,15 +374,15 @@ export async function benchTrickplay(): Promise<void> {
     if ('missing' in remade) {
       console.log(`(b) not run: ${remade.missing} — this server has no trickplay job yet (tp-job's part).`);
     } else {
-      // Where the time goes, from the progress polled every 250 ms: the job reports 0–90 % for the
-      // ffmpeg pass and the rest for the Roku re-cut and the BIF (docs/trickplay.md, "The job").
+      // Where the time goes, from the progress polled every 250 ms: the job reports 0–95 % for the
+      // ffmpeg pass and the rest for the BIF (docs/trickplay.md, "The job").
       let runningAt: number | null = null;
       let passAt: number | null = null;
       let doneAt = 0;
       const job = await waitJob(api, remade.jobId, 1800, (polled, at) => {
         if (polled.status === 'running' && runningAt === null) runningAt = at;
         const { done, total } = polled.progress;
-        if (passAt === null && total > 0 && done >= 0.9 * total) passAt = at;
+        if (passAt === null && total > 0 && done >= 0.95 * total) passAt = at;
         doneAt = at;
       });
       if (job.status !== 'succeeded' || job.started_at === null || job.finished_at === null) {
@@ -389,8 +399,8 @@ export async function benchTrickplay(): Promise<void> {
       );
       if (runningAt !== null && passAt !== null) {
         console.log(
-          `    as polled: seen running → 90 % (the ffmpeg pass) ${s2((passAt - runningAt) / 1000)}, ` +
-            `90 % → done (Roku re-cut, BIF) ${s2((doneAt - passAt) / 1000)}`,
+          `    as polled: seen running → 95 % (the ffmpeg pass) ${s2((passAt - runningAt) / 1000)}, ` +
+            `95 % → done (the BIF) ${s2((doneAt - passAt) / 1000)}`,
         );
       }
     }

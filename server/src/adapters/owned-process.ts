@@ -9,6 +9,7 @@
  * signal, the kernel sends it SIGKILL, which also ends a stopped process. Node spawns from its main
  * thread, whose end is the process's end.
  */
+import { execFileSync } from 'node:child_process';
 import { isAbsolute } from 'node:path';
 import { findOnPath, isExecutableFile } from './media-tools.ts';
 
@@ -19,9 +20,17 @@ export interface OwnedCommand {
 
 let found: string | null | undefined;
 
-/** setpriv on PATH, looked up once. */
+/** setpriv on PATH when it knows `--pdeathsig` (util-linux 2.33+), looked up once. */
 export function setprivPath(): string | null {
-  found ??= findOnPath('setpriv', process.env.PATH);
+  if (found !== undefined) return found;
+  const setpriv = findOnPath('setpriv', process.env.PATH);
+  try {
+    const help =
+      setpriv === null ? '' : execFileSync(setpriv, ['--help'], { encoding: 'utf8', timeout: 5000 });
+    found = help.includes('--pdeathsig') ? setpriv : null;
+  } catch {
+    found = null;
+  }
   return found;
 }
 

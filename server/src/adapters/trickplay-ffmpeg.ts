@@ -12,12 +12,12 @@
  * dies, even by SIGKILL, the next line's write fails and ffmpeg ends its outputs and exits. (The
  * `-progress` pipe cannot do it: ffmpeg ignores SIGPIPE and carries on past a failed progress write.)
  * A STOPPED ffmpeg (paused for a viewer, below) writes nothing and cannot notice, so it also runs
- * under `setpriv --pdeathsig KILL` where util-linux has it: the kernel kills it when Node goes.
+ * under `setpriv --pdeathsig KILL` (as every ffmpeg does: adapters/owned-process.ts): the kernel
+ * kills it when Node goes.
  *
  * Paused: while `pause.paused` (a viewer's conversion holds or waits for a slot) the process group is
  * sent SIGSTOP, and SIGCONT once it is not; the watchdog does not count the time stopped.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -85,30 +85,6 @@ export function lowPriorityPrefix(searchPath: string | undefined = process.env.P
   return [...(nice === null ? [] : [nice, '-n', '19']), ...(ionice === null ? [] : [ionice, '-c3'])];
 }
 
-let pdeathsigSupport: Map<string, boolean> | undefined;
-
-/**
- * `setpriv --pdeathsig KILL` when util-linux's setpriv is present and knows the option (2.33+): the
- * kernel then kills the process when the thread that started it (Node's) dies. [] elsewhere.
- */
-export function deathSignalPrefix(searchPath: string | undefined = process.env.PATH): string[] {
-  const setpriv = findOnPath('setpriv', searchPath);
-  if (setpriv === null) return [];
-  pdeathsigSupport ??= new Map();
-  let supported = pdeathsigSupport.get(setpriv);
-  if (supported === undefined) {
-    try {
-      supported = execFileSync(setpriv, ['--help'], { encoding: 'utf8', timeout: 5000 }).includes(
-        '--pdeathsig',
-      );
-    } catch {
-      supported = false;
-    }
-    pdeathsigSupport.set(setpriv, supported);
-  }
-  return supported ? [setpriv, '--pdeathsig', 'KILL'] : [];
-}
-
 /** Counts `framecrc` data lines (one per thumbnail) as they arrive in chunks. */
 class ThumbnailCounter {
   count = 0;
@@ -132,13 +108,14 @@ export class TrickplayFfmpeg {
 
   constructor(
     private readonly ffmpegPath: string,
-    prefix: string[] = [...deathSignalPrefix(), ...lowPriorityPrefix()],
+    prefix: string[] = lowPriorityPrefix(),
   ) {
     this.prefix = prefix;
   }
 
   /**
-   * Whether process `pid` has exec'd the tool (its `comm` is ffmpeg's, not a prefix's). Without
+   * Whether process `pid` has exec'd the tool (its `comm` is ffmpeg's, not setpriv's (FfmpegAdapter
+   * ties every ffmpeg to us through it, adapters/owned-process.ts) or a priority prefix's). Without
    * /proc (not Linux: no setpriv either) it is taken as running.
    */
   private runsTool(pid: number): boolean {
@@ -148,7 +125,7 @@ export class TrickplayFfmpeg {
     } catch {
       return true;
     }
-    return comm === basename(this.ffmpegPath).slice(0, 15) || this.prefix.length === 0;
+    return comm === basename(this.ffmpegPath).slice(0, 15);
   }
 
   async run(options: SheetRunOptions): Promise<SheetRunResult> {

@@ -54,6 +54,13 @@ export interface SheetCommandInput {
   capabilities: Pick<Capabilities, 'video'>;
   /** Decoder threads. */
   threads: number;
+  /**
+   * The same thumbnails also written, in the same pass, as Roku's sheets (`<rokuDir>/0.jpg`, … of
+   * `tile_width × tile_height` each) and one JPEG per thumbnail (`<thumbnailDir>/0.jpg`, …, the BIF's
+   * pictures): an MJPEG encode of thumbnail-sized pictures costs next to nothing beside the decode,
+   * where cutting them out of the sheets afterwards decoded and re-encoded every sheet.
+   */
+  extras?: { rokuDir: string; roku: { tile_width: number; tile_height: number }; thumbnailDir: string };
 }
 
 /** A frame rate to assume when the record has none (half a frame of it is the accurate window). */
@@ -113,8 +120,41 @@ export function sheetFilterGraph(input: SheetCommandInput): string {
     chain.push(...toneMapChain(input.capabilities));
   }
   // MJPEG takes full-range 8-bit 4:2:0; 10-bit and limited-range pictures are converted here.
-  chain.push('format=yuvj420p', 'split=2[thumbs][cells]');
-  return `[0:V:0]${chain.join(',')};[cells]tile=${layout.tile_width}x${layout.tile_height}[sheets]`;
+  const extras = input.extras;
+  chain.push(
+    'format=yuvj420p',
+    extras === undefined ? 'split=2[thumbs][cells]' : 'split=4[thumbs][cells][rokucells][singles]',
+  );
+  const sheets = `[cells]tile=${layout.tile_width}x${layout.tile_height}[sheets]`;
+  const roku =
+    extras === undefined ? '' : `;[rokucells]tile=${extras.roku.tile_width}x${extras.roku.tile_height}[roku]`;
+  return `[0:V:0]${chain.join(',')};${sheets}${roku}`;
+}
+
+/** The options of one JPEG-files output of the pass: `<dir>/0.jpg`, `<dir>/1.jpg`, …. */
+function jpegFiles(label: string, dir: string, threads: string): string[] {
+  return [
+    '-map',
+    label,
+    '-an',
+    '-sn',
+    '-dn',
+    // One file per picture as it comes: never duplicated or dropped to fit a frame rate.
+    '-vsync',
+    'passthrough',
+    '-c:v',
+    'mjpeg',
+    '-qscale:v',
+    String(SHEET_QSCALE),
+    '-threads',
+    threads,
+    '-f',
+    'image2',
+    '-start_number',
+    '0',
+    // image2 reads `%` as a pattern: a literal one in the folder name is doubled.
+    ffmpegPath(`${dir.replace(/\/+$/, '').replace(/%/g, '%%')}/%d.jpg`),
+  ];
 }
 
 /**
@@ -144,26 +184,13 @@ export function buildSheetArgs(input: SheetCommandInput): string[] {
     ffmpegPath(input.source),
     '-filter_complex',
     sheetFilterGraph(input),
-    '-map',
-    '[sheets]',
-    '-an',
-    '-sn',
-    '-dn',
-    // One file per sheet as it comes: never duplicated or dropped to fit a frame rate.
-    '-vsync',
-    'passthrough',
-    '-c:v',
-    'mjpeg',
-    '-qscale:v',
-    String(SHEET_QSCALE),
-    '-threads',
-    threads,
-    '-f',
-    'image2',
-    '-start_number',
-    '0',
-    // image2 reads `%` as a pattern: a literal one in the folder name is doubled.
-    ffmpegPath(`${input.outputDir.replace(/\/+$/, '').replace(/%/g, '%%')}/%d.jpg`),
+    ...jpegFiles('[sheets]', input.outputDir, threads),
+    ...(input.extras === undefined
+      ? []
+      : [
+          ...jpegFiles('[roku]', input.extras.rokuDir, threads),
+          ...jpegFiles('[singles]', input.extras.thumbnailDir, threads),
+        ]),
     // One line per thumbnail to the owner (see adapters/trickplay-ffmpeg.ts): the owner gone, the
     // write fails and ffmpeg stops. It also carries the progress `out_time`.
     '-map',

@@ -1,12 +1,12 @@
 /**
- * One trickplay set made into its part folder (`trickplay/<file>/<job>.part/`): ffmpeg's sheets
- * (one pass from keyframes or every frame), reconciled with the plan, then the Roku sheets and the
- * BIF cut from them with sharp. The job (trickplay.service.ts) renames the folder into place and
+ * One trickplay set made into its part folder (`trickplay/<file>/<job>.part/`): ONE ffmpeg pass (from
+ * keyframes or every frame) writes the sheets, the Roku sheets and a JPEG per thumbnail; they are
+ * reconciled with the plan, and the BIF is those JPEGs laid end to end (no second decode, no image
+ * library: re-cutting the sheets with sharp afterwards took half as long again as the decode). The job (trickplay.service.ts) renames the folder into place and
  * records it; anything that goes wrong here is a TrickplayFailure with the reason for the row.
  */
 import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
 import type { PauseSource, SheetRunOptions, SheetRunResult } from '../../adapters/trickplay-ffmpeg.ts';
-import { recutThumbnails } from '../../adapters/trickplay-images.ts';
 import { writeBif } from '../../domain/trickplay/bif.ts';
 import {
   displaySize,
@@ -61,8 +61,8 @@ export interface SetMakerDeps {
 }
 
 const AREA = 'trickplay';
-/** Share of the progress bar the ffmpeg pass takes; the Roku re-cut and BIF take the rest. */
-const FFMPEG_SHARE = 90;
+/** Share of the progress bar the ffmpeg pass takes; the BIF takes the rest. */
+const FFMPEG_SHARE = 95;
 
 export class TrickplaySetMaker {
   constructor(private readonly deps: SetMakerDeps) {}
@@ -102,7 +102,12 @@ export class TrickplaySetMaker {
     const sourcePath = await this.deps.paths.resolveInsideRoot(file.root_path, file.relative_path);
     await store.removeFolder(AREA, part);
     const sheetsDir = await store.makeFolder(AREA, `${part}/sheets`);
+    const rokuDir = await store.makeFolder(AREA, `${part}/roku`);
+    const thumbnailDir = await store.makeFolder(AREA, `${part}/thumbnails`);
     const planned = plan.layout;
+    const plannedRoku = rokuLayout(planned);
+    if (plannedRoku === null)
+      throw new TrickplayFailure('thumbnail_too_large: a thumbnail is larger than a Roku sheet');
     const result = await this.deps.ffmpeg.run({
       args: buildSheetArgs({
         source: sourcePath,
@@ -119,6 +124,11 @@ export class TrickplaySetMaker {
         maxKeyframeGapSeconds: maxGap,
         capabilities,
         threads: this.deps.threads,
+        extras: {
+          rokuDir,
+          roku: { tile_width: plannedRoku.tileWidth, tile_height: plannedRoku.tileHeight },
+          thumbnailDir,
+        },
       }),
       outputDir: sheetsDir,
       durationSeconds: capabilities.duration_seconds,
@@ -133,43 +143,39 @@ export class TrickplaySetMaker {
     );
     if (!reconciled.ok) throw new TrickplayFailure(`${reconciled.reason}: ${reconciled.message}`);
     const layout: TrickplayLayout = { ...planned, thumbnailCount: reconciled.thumbnailCount };
-    const roku = rokuLayout(layout);
-    if (roku === null)
-      throw new TrickplayFailure('thumbnail_too_large: a thumbnail is larger than a Roku sheet');
-    const sheetBytes: number[] = [];
-    for (let index = 0; index < sheetCount(layout); index++) {
-      const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
-      if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
-      sheetBytes.push(sheet.sizeBytes);
+    const roku: TrickplayLayout = { ...plannedRoku, thumbnailCount: reconciled.thumbnailCount };
+    const sheetBytes = await this.sizesOf(part, 'sheets', sheetCount(layout));
+    const rokuSheetBytes = await this.sizesOf(part, 'roku', sheetCount(roku));
+    if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
+    const thumbnails: Buffer[] = [];
+    for (let index = 0; index < layout.thumbnailCount; index++) {
+      const thumbnail = await store.stat(AREA, `${part}/thumbnails/${index}.jpg`);
+      if (thumbnail === null) throw new TrickplayFailure(`sheets_mismatch: thumbnail ${index} is missing`);
+      thumbnails.push(await readAll(thumbnail));
     }
-    await store.makeFolder(AREA, `${part}/roku`);
-    const recut = await recutThumbnails({
-      sheets: layout,
-      roku,
-      readSheet: async (index) => {
-        const sheet = await store.stat(AREA, `${part}/sheets/${index}.jpg`);
-        if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: sheet ${index} is missing`);
-        return readAll(sheet);
-      },
-      writeRokuSheet: async (index, bytes) => {
-        await store.writeAtomic(AREA, `${part}/roku/${index}.jpg`, bytes);
-      },
-      between: async () => {
-        if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
-        await this.waitWhilePaused(ctx.signal);
-      },
-    });
-    ctx.progress(FFMPEG_SHARE + 5, 100);
-    const bif = writeBif(recut.thumbnails, layout.intervalMs);
+    const bif = writeBif(thumbnails, layout.intervalMs);
     await store.writeAtomic(AREA, `${part}/trickplay.bif`, bif);
+    // The BIF holds them now; the set keeps sheets, Roku sheets and the BIF only.
+    await store.removeFolder(AREA, `${part}/thumbnails`);
     if (ctx.signal.aborted) throw new JobCancelledError('trickplay cancelled');
     return {
       layout,
       sheetBytes,
       roku: { tileWidth: roku.tileWidth, tileHeight: roku.tileHeight },
-      rokuSheetBytes: recut.rokuSheetBytes,
+      rokuSheetBytes,
       bifBytes: bif.length,
     };
+  }
+
+  /** The byte size of each of the `count` files `<part>/<folder>/<i>.jpg` ffmpeg wrote. */
+  private async sizesOf(part: string, folder: string, count: number): Promise<number[]> {
+    const sizes: number[] = [];
+    for (let index = 0; index < count; index++) {
+      const sheet = await this.deps.store.stat(AREA, `${part}/${folder}/${index}.jpg`);
+      if (sheet === null) throw new TrickplayFailure(`sheets_mismatch: ${folder} ${index} is missing`);
+      sizes.push(sheet.sizeBytes);
+    }
+    return sizes;
   }
 
   /** Resolves once no viewer's conversion holds or waits for a slot; rejects when `signal` aborts. */

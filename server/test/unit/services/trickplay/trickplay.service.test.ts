@@ -132,12 +132,19 @@ const FILE: MediaFileRow & { root_path: string } = {
   }),
 };
 
-/** ffmpeg's part faked: one black 10×10 sheet of 160×90 holding the 6 thumbnails of a 60-s film. */
+/**
+ * ffmpeg's part faked: one black 10×10 sheet of 160×90 holding the 6 thumbnails of a 60-s film, one
+ * Roku sheet, and the 6 thumbnails one JPEG each (in the folders beside the sheets', as the pass writes them).
+ */
 async function writeSheet(options: SheetRunOptions): Promise<SheetRunResult> {
-  const jpeg = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#000' } })
-    .jpeg()
-    .toBuffer();
-  writeFileSync(join(options.outputDir, '0.jpg'), jpeg);
+  const black = (width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: '#000' } })
+      .jpeg()
+      .toBuffer();
+  writeFileSync(join(options.outputDir, '0.jpg'), await black(1600, 900));
+  writeFileSync(join(options.outputDir, '../roku/0.jpg'), await black(960, 1080));
+  for (let i = 0; i < 6; i++)
+    writeFileSync(join(options.outputDir, `../thumbnails/${i}.jpg`), await black(160, 90));
   return { sheets: 1, thumbnails: 6 };
 }
 
