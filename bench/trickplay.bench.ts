@@ -1,6 +1,16 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +28,7 @@ import { film as playbackFilm, RECIPES } from './playback.ts';
  *   (c) a viewer's HLS conversion (the playback bench's MPEG-2 film on device web: a transcode),
  *       its speed (× real time, from the reading ffmpeg's progress) alone and then while a trickplay
  *       job runs on the other film: target a drop ≤ 10 %.
- * The film: 20 minutes of 1080p25 H.264 (testsrc2, x264 ultrafast, 8 Mb/s, a keyframe every 4 s),
+ * The film: 20 minutes of 1080p25 H.264 (testsrc2, x264 superfast, 8 Mb/s, a keyframe every 4 s),
  * made once and kept in $TMPDIR/reelshelf-bench/trickplay under its recipe's hash. `--quick`: 3 minutes.
  */
 
@@ -37,9 +47,16 @@ const WINDOW_S = 20;
 /** (a) and (a') are each run this many times, taking turns; the best counts. */
 const REPEATS = 3;
 
+/**
+ * superfast, not ultrafast: ultrafast turns off CABAC and the deblocking filter, which no real film
+ * lacks, and its keyframes decode about 1.5× faster than superfast's (measured here: 0.47 s against
+ * 0.72 s for 2 minutes) — 560× real time against the 134× the issue measured on a film — so the floor
+ * (a) would be unrealistically low and every fixed cost of the job would weigh more than it does on a
+ * real film. superfast keeps both and takes about 4 minutes to make the 20-minute film, once.
+ */
 const filmArgs = (seconds: number) => [
   ...['-f', 'lavfi', '-i', `testsrc2=size=1920x1080:rate=${FPS}:duration=${seconds}`],
-  ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'],
+  ...['-c:v', 'libx264', '-preset', 'superfast', '-pix_fmt', 'yuv420p'],
   ...['-b:v', '8M', '-maxrate', '8M', '-bufsize', '16M'],
   ...['-g', String(GOP_SECONDS * FPS), '-keyint_min', String(GOP_SECONDS * FPS), '-sc_threshold', '0'],
 ];
@@ -313,6 +330,27 @@ function speedOver(samples: readonly { at: number; outS: number }[], from: numbe
   return (last.outS - first.outS) / ((last.at - first.at) / 1000);
 }
 
+/**
+ * CPU seconds (user + system) used so far by the live processes whose command line names `film` (the
+ * trickplay job's ffmpeg and its setpriv/nice wrappers: the same process, exec'd), from /proc.
+ */
+function cpuSecondsOf(film: string): number {
+  const ticks = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(film)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      // gone while read
+    }
+  }
+  return total;
+}
+
 export async function benchTrickplay(): Promise<void> {
   const quick = process.argv.includes('--quick') || process.env.npm_config_quick === 'true';
   const seconds = quick ? 180 : 1200;
@@ -369,11 +407,20 @@ export async function benchTrickplay(): Promise<void> {
     // (b) The whole job for the big film, alone on the machine: the jobs the scan queued for the new
     // files are let finish first, then the film's set is remade and its job timed.
     await trickplayIdle(api, 1800);
-    const remade = await startJob(api, bigId);
-    const hasJob = !('missing' in remade);
-    if ('missing' in remade) {
-      console.log(`(b) not run: ${remade.missing} — this server has no trickplay job yet (tp-job's part).`);
-    } else {
+    // Like (a), the job is run three times (each a remake), taking turns with (a), and the best of
+    // each is compared: one run against the best of several would charge the job this shared
+    // machine's noise (on one run, (a) itself moved 3.76 → 4.62 s).
+    let hasJob = true;
+    const jobRuns: number[] = [];
+    const floorsAfter: number[] = [];
+    let split = '';
+    for (let turn = 0; turn < REPEATS && hasJob; turn++) {
+      const remade = await startJob(api, bigId);
+      if ('missing' in remade) {
+        console.log(`(b) not run: ${remade.missing} — this server has no trickplay job.`);
+        hasJob = false;
+        break;
+      }
       // Where the time goes, from the progress polled every 250 ms: the job reports 0–95 % for the
       // ffmpeg pass and the rest for the BIF (docs/trickplay.md, "The job").
       let runningAt: number | null = null;
@@ -388,21 +435,24 @@ export async function benchTrickplay(): Promise<void> {
       if (job.status !== 'succeeded' || job.started_at === null || job.finished_at === null) {
         throw new Error(`trickplay job ${job.id} ended ${job.status}: ${job.error ?? ''}`);
       }
-      const jobS = (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000;
-      const floor2 = await keyframeFloor(file);
-      const floor = Math.min(floor1, floor2);
+      jobRuns.push((Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000);
+      if (runningAt !== null && passAt !== null) {
+        split =
+          `    as polled (last run): seen running → 95 % (the ffmpeg pass) ${s2((passAt - runningAt) / 1000)}, ` +
+          `95 % → done (the BIF) ${s2((doneAt - passAt) / 1000)}`;
+      }
+      floorsAfter.push(await keyframeFloor(file));
+    }
+    if (hasJob) {
+      const jobS = Math.min(...jobRuns);
+      const floor = Math.min(floor1, ...floorsAfter);
       const ratio = jobS / floor;
-      console.log(`(a) again after the job: ${s2(floor2)}; the floor taken: ${s2(floor)}`);
+      console.log(`(a) taking turns with the jobs: ${list(floorsAfter)} s; the floor taken: ${s2(floor)}`);
       console.log(
-        `(b) trickplay job ${job.id} (started_at → finished_at): ${s2(jobS)} (${(seconds / jobS).toFixed(0)}× real time); ` +
+        `(b) trickplay job (started_at → finished_at): best ${s2(jobS)} (${(seconds / jobS).toFixed(0)}× real time; runs ${list(jobRuns)} s); ` +
           `ratio to (a) ${ratio.toFixed(2)}× — target ≤ ${RATIO_TARGET}× ${verdict(ratio <= RATIO_TARGET)}`,
       );
-      if (runningAt !== null && passAt !== null) {
-        console.log(
-          `    as polled: seen running → 95 % (the ffmpeg pass) ${s2((passAt - runningAt) / 1000)}, ` +
-            `95 % → done (the BIF) ${s2((doneAt - passAt) / 1000)}`,
-        );
-      }
+      if (split !== '') console.log(split);
     }
 
     // (c) A viewer's conversion, alone and then while a trickplay job runs on the big film.
@@ -424,8 +474,10 @@ export async function benchTrickplay(): Promise<void> {
     }
     const during = hasJob ? await startJob(api, bigId) : null;
     const withFrom = performance.now();
+    const cpuBefore = cpuSecondsOf(file);
     if (during !== null) await sleep(WINDOW_S * 1000);
     const withTo = performance.now();
+    const jobCpu = cpuSecondsOf(file) - cpuBefore;
     const jobDuring =
       during === null || 'missing' in during ? null : await api.ok<Job>('GET', `/api/jobs/${during.jobId}`);
     const readerEnded = reader.child.exitCode !== null;
@@ -449,10 +501,14 @@ export async function benchTrickplay(): Promise<void> {
       return;
     }
     const withJob = speedOver(reader.samples, withFrom, withTo);
-    const drop = ((alone - withJob) / alone) * 100;
+    // Against the window just before it: a conversion's speed drifts over a run (the windows come one
+    // after another), so the adjacent window is the fair baseline; the mean of both is printed too.
+    const drop = ((alone2 - withJob) / alone2) * 100;
+    const dropMean = ((alone - withJob) / alone) * 100;
     console.log(
       `${head}; with a trickplay job on the other film ${withJob.toFixed(2)}× (job ${jobDuring.id} ${jobDuring.status}, ` +
-        `${jobDuring.progress.done}/${jobDuring.progress.total} after ${WINDOW_S} s); drop ${drop.toFixed(1)} % ` +
+        `${jobDuring.progress.done}/${jobDuring.progress.total} after ${WINDOW_S} s; its processes used ${jobCpu.toFixed(2)} s of CPU ` +
+        `in the window); drop against the window before ${drop.toFixed(1)} % (against both ${dropMean.toFixed(1)} %) ` +
         `— target ≤ ${DROP_TARGET_PERCENT} % ${verdict(drop <= DROP_TARGET_PERCENT)}${ended}`,
     );
     // Let the job finish before the server stops (its folder is removed with the data dir).
