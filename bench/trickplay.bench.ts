@@ -446,11 +446,17 @@ export async function benchTrickplay(): Promise<void> {
     if (hasJob) {
       const jobS = Math.min(...jobRuns);
       const floor = Math.min(floor1, ...floorsAfter);
-      const ratio = jobS / floor;
-      console.log(`(a) taking turns with the jobs: ${list(floorsAfter)} s; the floor taken: ${s2(floor)}`);
+      // Each job against the (a) run right after it: this shared machine drifts over minutes (the
+      // floor moved 3.42 → 4.20 s within one run), so a pair taken together is the fair comparison;
+      // the median of the pairs is the figure, best against best is printed beside it.
+      const pairs = jobRuns.map((job, i) => job / (floorsAfter[i] ?? floor)).sort((x, y) => x - y);
+      const ratio = pairs[Math.floor(pairs.length / 2)] ?? Number.NaN;
+      console.log(`(a) taking turns with the jobs: ${list(floorsAfter)} s`);
       console.log(
-        `(b) trickplay job (started_at → finished_at): best ${s2(jobS)} (${(seconds / jobS).toFixed(0)}× real time; runs ${list(jobRuns)} s); ` +
-          `ratio to (a) ${ratio.toFixed(2)}× — target ≤ ${RATIO_TARGET}× ${verdict(ratio <= RATIO_TARGET)}`,
+        `(b) trickplay job (started_at → finished_at): runs ${list(jobRuns)} s, best ${s2(jobS)} (${(seconds / jobS).toFixed(0)}× real time); ` +
+          `each against the (a) right after it: ${pairs.map((r) => `${r.toFixed(2)}×`).join(', ')}; ` +
+          `median ${ratio.toFixed(2)}× — target ≤ ${RATIO_TARGET}× ${verdict(ratio <= RATIO_TARGET)} ` +
+          `(best job against the best (a) of the whole run: ${(jobS / floor).toFixed(2)}×)`,
       );
       if (split !== '') console.log(split);
     }
