@@ -90,27 +90,7 @@ export class TrickplayRepository {
     source: TrickplaySourceFacts,
     now: string,
   ): Promise<void> {
-    await this.db
-      .insertInto('trickplay')
-      .values({
-        media_file_id: fileId,
-        state: 'queued',
-        job_id: jobId,
-        mode,
-        ...source,
-        ...NO_SET,
-        reason: null,
-        failed_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc
-          .column('media_file_id')
-          .doUpdateSet({ state: 'queued', job_id: jobId, reason: null, updated_at: now })
-          .where('trickplay.job_id', 'is not', jobId),
-      )
-      .execute();
+    await this.upsertAttempt(fileId, jobId, 'queued', mode, source, now);
   }
 
   /** The attempt's job runs: the row is created or taken over by it. */
@@ -121,11 +101,26 @@ export class TrickplayRepository {
     source: TrickplaySourceFacts,
     now: string,
   ): Promise<void> {
+    await this.upsertAttempt(fileId, jobId, 'running', mode, source, now);
+  }
+
+  /**
+   * The row of an attempt: created, or taken over by it. Queued only takes over a row that another
+   * job holds (a job's own running row is never set back to queued); running always does.
+   */
+  private async upsertAttempt(
+    fileId: number,
+    jobId: number,
+    state: 'queued' | 'running',
+    mode: string,
+    source: TrickplaySourceFacts,
+    now: string,
+  ): Promise<void> {
     await this.db
       .insertInto('trickplay')
       .values({
         media_file_id: fileId,
-        state: 'running',
+        state,
         job_id: jobId,
         mode,
         ...source,
@@ -135,11 +130,12 @@ export class TrickplayRepository {
         created_at: now,
         updated_at: now,
       })
-      .onConflict((oc) =>
-        oc
+      .onConflict((oc) => {
+        const update = oc
           .column('media_file_id')
-          .doUpdateSet({ state: 'running', job_id: jobId, reason: null, updated_at: now }),
-      )
+          .doUpdateSet({ state, job_id: jobId, reason: null, updated_at: now });
+        return state === 'queued' ? update.where('trickplay.job_id', 'is not', jobId) : update;
+      })
       .execute();
   }
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { alive } from '../helpers/process-alive.ts';
 
 /**
  * ffmpeg ignores SIGPIPE, so an ffmpeg whose output is a file (an artifact build, HLS segments) and
@@ -49,13 +50,3 @@ describe('an ffmpeg writing to a file dies with its owner', () => {
     });
   }
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by init) counts as gone.
-  return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-}

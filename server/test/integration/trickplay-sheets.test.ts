@@ -24,6 +24,7 @@ import {
 } from '../../src/domain/trickplay/sheet-command.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { type ColourFilm, FILM_FPS, makeColourFilm, SEGMENT_COLOURS } from '../helpers/trickplay-fixtures.ts';
+import { alive } from '../helpers/process-alive.ts';
 
 type Rgb = readonly [number, number, number];
 
@@ -481,14 +482,4 @@ function comm(pid: number): string {
   } catch {
     return '';
   }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by init) counts as gone.
-  return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
