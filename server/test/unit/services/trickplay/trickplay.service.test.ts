@@ -22,6 +22,7 @@ import type {
 import { ConversionSlots } from '../../../../src/services/playback/conversion-slots.ts';
 import { TrickplayService } from '../../../../src/services/trickplay/trickplay.service.ts';
 import { FakeJobRunner } from '../../../fakes/fake-jobs.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'reelshelf-trickplay-service-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -198,20 +199,29 @@ describe('TrickplayService: never in a viewer’s way, nothing half made', () =>
 
   it('cancelled mid-run: no part folder is left, and the set made before is served again', async () => {
     let cancelNext = false;
+    let running = false;
+    // The cancelled run: like the real adapter, it rejects at once on a signal already aborted, and
+    // when the signal aborts while it runs.
+    const runUntilAborted = (options: SheetRunOptions) =>
+      new Promise<SheetRunResult>((_resolve, reject) => {
+        const signal = options.signal;
+        if (signal?.aborted === true) return reject(signal.reason as Error);
+        signal?.addEventListener('abort', () => reject(signal.reason as Error));
+        running = true;
+      });
     const { service, store, jobs } = build((options) =>
-      cancelNext
-        ? new Promise((_resolve, reject) =>
-            options.signal?.addEventListener('abort', () => reject(options.signal?.reason as Error)),
-          )
-        : writeSheet(options),
+      cancelNext ? runUntilAborted(options) : writeSheet(options),
     );
     const first = await service.request(FILE.id);
     await jobs.wait(first.jobId);
     cancelNext = true;
     const second = await service.request(FILE.id);
     const part = store.resolve('trickplay', `${FILE.id}/${second.jobId}.part`);
-    for (let i = 0; i < 100 && !existsSync(part); i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    // Mid-run is once ffmpeg runs (the part folder is made a few awaits before it): waited for, not timed.
+    await waitFor(
+      () => running,
+      () => 'the second run to start ffmpeg',
+    );
     assert.ok(existsSync(part), 'the part folder exists while it runs');
     assert.equal(jobs.cancel(second.jobId), true);
     assert.equal((await jobs.wait(second.jobId))?.status, 'cancelled');
