@@ -134,7 +134,9 @@ export class TrickplayRepository {
         const update = oc
           .column('media_file_id')
           .doUpdateSet({ state, job_id: jobId, reason: null, updated_at: now });
-        return state === 'queued' ? update.where('trickplay.job_id', 'is not', jobId) : update;
+        // IS DISTINCT FROM, not IS NOT: the same NULL-safe test on SQLite (3.39+), and the only one
+        // PostgreSQL accepts with a value on its right.
+        return state === 'queued' ? update.where('trickplay.job_id', 'is distinct from', jobId) : update;
       })
       .execute();
   }
