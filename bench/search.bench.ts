@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { loadConfig } from '../server/src/config.ts';
-import { type OpenedDatabase, openDatabase } from '../server/src/db/database.ts';
+import { type OpenedDatabase, openDatabase, sqliteHandleOf } from '../server/src/db/database.ts';
 import { normalizeTitle, sortTitle } from '../server/src/domain/titles.ts';
 import { createServer } from '../server/src/server.ts';
 import { seedMoviesWithCopies } from './seed.ts';
@@ -134,7 +134,7 @@ function random(seed: number): () => number {
  * returned.
  */
 async function seedCredits(database: OpenedDatabase): Promise<number> {
-  const { sqlite } = database;
+  const sqlite = sqliteHandleOf(database);
   const rename = sqlite.prepare(
     'UPDATE movies SET title = ?, sort_title = ?, normalized_title = ?, original_title = ? WHERE id = ?',
   );
@@ -188,11 +188,11 @@ async function creditWritesWithoutIndex(): Promise<number> {
   const database = await openDatabase(`sqlite:${join(dir, 'plain.sqlite')}`);
   try {
     await seedMoviesWithCopies(database.db, MOVIES);
-    const triggers = database.sqlite
+    const triggers = sqliteHandleOf(database)
       .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'movie_search_%'")
       .pluck()
       .all() as string[];
-    for (const name of triggers) database.sqlite.exec(`DROP TRIGGER ${name}`);
+    for (const name of triggers) sqliteHandleOf(database).exec(`DROP TRIGGER ${name}`);
     return await seedCredits(database);
   } finally {
     await database.close();

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { findChromium } from './chromium.mjs';
+import { prepareTestPostgres } from './test-postgres.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
@@ -166,7 +167,16 @@ if (only.length === 0) {
     '--check',
   ]);
 }
-process.stdout.write(`\n== ${files.length} test files\n`);
+// REELSHELF_TEST_DATABASE=postgres: the same files on a throwaway PostgreSQL (scripts/test-postgres.mjs),
+// stopped at the end (and killed with this process, should it die first).
+const engine = process.env.REELSHELF_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+let postgres = null;
+if (engine === 'postgres') {
+  process.stdout.write('\n== starting a throwaway PostgreSQL\n');
+  postgres = await prepareTestPostgres(root);
+  process.stdout.write(`== PostgreSQL ready (${postgres.cluster.url})\n`);
+}
+process.stdout.write(`\n== ${files.length} test files (${engine})\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });
 // Files run in parallel processes (2 cores); each test file owns its own temp data dir and port.
 const res = spawnSync(
@@ -189,9 +199,14 @@ const res = spawnSync(
   {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent' },
+    env: {
+      ...process.env,
+      ...(postgres === null ? {} : postgres.env),
+      REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent',
+    },
   },
 );
+if (postgres !== null) await postgres.cluster.stop();
 // A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
 const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
 const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
@@ -199,6 +214,6 @@ const skipped = count('skipped') + count('todo');
 // A file that timed out or crashed is `cancelled`, not `fail`: said here too, so 0 failed is never read as green.
 const cancelled = count('cancelled');
 process.stdout.write(
-  `\ntests: ${count('pass')} passed, ${count('fail')} failed${cancelled ? `, ${cancelled} cancelled (timed out or crashed)` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
+  `\ntests (${engine}): ${count('pass')} passed, ${count('fail')} failed${cancelled ? `, ${cancelled} cancelled (timed out or crashed)` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
 );
 process.exit(res.status ?? 1);

@@ -11,7 +11,10 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** `sqlite:<file>` (the embedded default) or `postgres://…` / `postgresql://…`. */
   databaseUrl: string;
+  /** REELSHELF_DATABASE_POOL: connections this process may hold to PostgreSQL (its pool's max). */
+  databasePool: number;
   /** Admin bearer token from the environment; when null one is generated and kept in the data dir. */
   apiToken: string | null;
   playbackPolicy: 'adaptive' | 'strict';
@@ -236,6 +239,11 @@ function dlnaName(env: Env): string {
   return raw;
 }
 
+/** A database URL fit for a message or a log: the password (anything between // and @) hidden. */
+export function redactDatabaseUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
 /**
  * Reads and validates the configuration.
  * @param env the environment (process.env in production, a literal in tests).
@@ -244,11 +252,12 @@ function dlnaName(env: Env): string {
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(text(env, 'REELSHELF_DATA_DIR', './data'));
   const databaseUrl = text(env, 'REELSHELF_DATABASE_URL', `sqlite:${resolve(dataDir, 'reelshelf.sqlite')}`);
-  if (!databaseUrl.startsWith('sqlite:')) {
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError(
-      `REELSHELF_DATABASE_URL=${databaseUrl.replace(/\/\/[^@]*@/, '//***@')} is not supported yet: only sqlite:<file> works in this version`,
+      `REELSHELF_DATABASE_URL=${redactDatabaseUrl(databaseUrl)} is not valid: expected sqlite:<file> or postgres://user:password@host:port/database`,
     );
   }
+  const databasePool = integer(env, 'REELSHELF_DATABASE_POOL', 10, 1, 200);
   const apiToken = optional(env, 'REELSHELF_API_TOKEN');
   if (apiToken !== null && apiToken.length < 16) {
     throw new ConfigError('REELSHELF_API_TOKEN is too short: use at least 16 characters');
@@ -291,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     dataDir,
     databaseUrl,
+    databasePool,
     apiToken,
     playbackPolicy: oneOf(env, 'REELSHELF_PLAYBACK_POLICY', 'adaptive', ['adaptive', 'strict'] as const),
     transcode: oneOf(env, 'REELSHELF_TRANSCODE', 'on', ['on', 'off'] as const) === 'on',

@@ -73,7 +73,7 @@ export async function createServer(
   const secrets = new SecretStore(config.dataDir);
   const generated = config.apiToken === null ? secrets.getOrCreate('api-token') : null;
   const apiToken = config.apiToken ?? generated?.value ?? '';
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { pool: config.databasePool });
   const tools =
     overrides.tools ?? (await detectMediaTools({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath }));
   const playbackKey = secrets.getOrCreate('playback-key').value;

@@ -1,79 +1,40 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import { ListingWriteObserver } from './listing-writes.ts';
-import { migrationsFor } from './migrations/index.ts';
-import { PeopleWriteObserver } from './people-writes.ts';
-import { withStatementCache } from './statement-cache.ts';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { ChangeFeed } from './change-feed.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
 
 export interface OpenedDatabase {
   db: Db;
-  /** The raw handle, for the few places that need synchronous transactions (bulk seeding, scans). */
-  sqlite: BetterSqlite3.Database;
+  engine: 'sqlite' | 'postgres';
+  /** Every write, this process's and (PostgreSQL) every other node's: what the caches follow. */
+  changes: ChangeFeed;
+  /** SQLite only: the raw handle (tests that read or write behind Kysely's back). */
+  sqlite?: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /** PostgreSQL: the most connections this process holds (REELSHELF_DATABASE_POOL). */
+  pool?: number;
+}
+
 /**
- * Opens (creating if needed) the SQLite database, turns on WAL and foreign keys, and migrates it.
- * @param databaseUrl `sqlite:<path>` or `sqlite::memory:`.
+ * Opens (creating if needed) the database and migrates it to the latest schema.
+ * @param databaseUrl `sqlite:<path>`, `sqlite::memory:` or `postgres://…` (`postgresql://…`).
  */
-export async function openDatabase(databaseUrl: string): Promise<OpenedDatabase> {
-  const file = databaseUrl.replace(/^sqlite:/, '');
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new BetterSqlite3(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  // Every write through Kysely is seen by the listing cache (GET /library), whoever makes it.
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  const listingWrites = new ListingWriteObserver(
-    (text, params) => {
-      let statement = statements.get(text);
-      if (statement === undefined) {
-        statement = sqlite.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement.all(...params) as Record<string, unknown>[];
-    },
-    // Changes committed by another connection (the CLI writing while the server runs); asked on
-    // every GET /library, so prepared once.
-    (() => {
-      const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-      return () => Number(dataVersion.get());
-    })(),
-  );
-  // Every write to users, sessions and api_keys through Kysely ends what authentication keeps.
-  const peopleWrites = new PeopleWriteObserver();
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    plugins: [listingWrites, peopleWrites],
-  });
-  ListingWriteObserver.register(db, listingWrites);
-  PeopleWriteObserver.register(db, peopleWrites);
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrationsFor('sqlite') },
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error !== undefined || failed !== undefined) {
-    await db.destroy();
-    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
-    throw new Error(`database migration failed: ${reason}`);
+export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<OpenedDatabase> {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { openPostgresDatabase } = await import('./postgres-database.ts');
+    return openPostgresDatabase(databaseUrl, options);
   }
-  let closed = false;
-  return {
-    db,
-    sqlite,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await db.destroy();
-    },
-  };
+  const { openSqliteDatabase } = await import('./sqlite-database.ts');
+  return openSqliteDatabase(databaseUrl);
+}
+
+/** The raw SQLite handle of a database that must be SQLite (tests and benches that bypass Kysely). */
+export function sqliteHandleOf(opened: OpenedDatabase): BetterSqlite3.Database {
+  if (opened.sqlite === undefined) throw new Error(`this needs the SQLite engine, not ${opened.engine}`);
+  return opened.sqlite;
 }

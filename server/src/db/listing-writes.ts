@@ -28,7 +28,7 @@ export type SyncQuery = (sql: string, params: readonly unknown[]) => Record<stri
 type Listener = (change: ListingChange) => void;
 
 /** Tables whose rows belong to one listing item: a movie, or a media file (which the listing places). */
-const OWNED: Record<string, { kind: 'movie' | 'file'; column: string }> = {
+export const OWNED: Record<string, { kind: 'movie' | 'file'; column: string }> = {
   movies: { kind: 'movie', column: 'id' },
   physical_copies: { kind: 'movie', column: 'movie_id' },
   disc_editions: { kind: 'movie', column: 'movie_id' },
@@ -47,10 +47,20 @@ const OWNED: Record<string, { kind: 'movie' | 'file'; column: string }> = {
  * Tables the listing shows through other rows: a person's name (cast and directors), a binder's name
  * (physical copies), a root's path (media files). Their other columns are not listed.
  */
-const SHOWN_COLUMNS: Record<string, ReadonlySet<string>> = {
+export const SHOWN_COLUMNS: Record<string, ReadonlySet<string>> = {
   persons: new Set(['name']),
   binders: new Set(['name']),
   library_roots: new Set(['path']),
+};
+
+/** Where the items a shown row appears on are found: `select owner from table where key in (ids)`. */
+export const SHOWN_THROUGH: Record<
+  string,
+  { table: string; key: string; owner: string; kind: 'movie' | 'file' }
+> = {
+  persons: { table: 'person_movie', key: 'person_id', owner: 'movie_id', kind: 'movie' },
+  binders: { table: 'physical_copies', key: 'binder_id', owner: 'movie_id', kind: 'movie' },
+  library_roots: { table: 'media_files', key: 'library_root_id', owner: 'id', kind: 'file' },
 };
 
 const LISTED_TABLES = new Set([...Object.keys(OWNED), ...Object.keys(SHOWN_COLUMNS)]);
@@ -59,7 +69,7 @@ const LISTED_TABLES = new Set([...Object.keys(OWNED), ...Object.keys(SHOWN_COLUM
  * Tables whose rows are one person's view of an item (their watch state): a write changes only that
  * person's listings, when the statement names the person (else everyone's, which is never stale).
  */
-const PER_USER: Record<string, string> = { watch_state: 'user_id', favourites: 'user_id' };
+export const PER_USER: Record<string, string> = { watch_state: 'user_id', favourites: 'user_id' };
 
 const ALL: ListingChange = { all: true };
 
@@ -253,24 +263,13 @@ export class ListingWriteObserver implements KyselyPlugin {
       if (set !== null && ![...set.keys()].some((c) => shown.has(c))) return null;
       const ids = keys.get('id');
       if (ids === undefined) return { change: ALL };
-      const list = placeholders(ids);
-      if (table === 'persons') {
-        return {
-          change: {
-            movies: this.ids(`select movie_id as id from person_movie where person_id in (${list})`, ids),
-          },
-        };
-      }
-      if (table === 'binders') {
-        return {
-          change: {
-            movies: this.ids(`select movie_id as id from physical_copies where binder_id in (${list})`, ids),
-          },
-        };
-      }
-      return {
-        change: { files: this.ids(`select id from media_files where library_root_id in (${list})`, ids) },
-      };
+      const through = SHOWN_THROUGH[table];
+      if (through === undefined) return { change: ALL };
+      const owners = this.ids(
+        `select ${through.owner} as id from ${through.table} where ${through.key} in (${placeholders(ids)})`,
+        ids,
+      );
+      return { change: through.kind === 'movie' ? { movies: owners } : { files: owners } };
     }
     const owned = OWNED[table];
     if (owned === undefined) return null;

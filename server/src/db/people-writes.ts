@@ -12,10 +12,10 @@ import {
 } from 'kysely';
 
 /** Tables whose rows say who a request is: the kept sessions, keys and people (PeopleCache). */
-const PEOPLE_TABLES = ['users', 'sessions', 'api_keys'] as const;
+export const PEOPLE_TABLES = ['users', 'sessions', 'api_keys'] as const;
 
 /** Columns that record a use only: writing them changes nobody's access. */
-const USE_COLUMNS = new Set(['last_seen_at', 'last_used_at', 'last_used_address']);
+export const USE_COLUMNS = new Set(['last_seen_at', 'last_used_at', 'last_used_address']);
 
 function tableOf(node: OperationNode | undefined): string | null {
   if (node === undefined) return null;

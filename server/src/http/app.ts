@@ -197,6 +197,9 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   registerErrorHandling(app);
   // A refused upload's answer must reach the client: drain its body instead of resetting the socket.
   registerRefusedBodyDrain(app);
+  // Every write committed before this request (by any node) reaches the caches before it reads them.
+  const changes = services.changes;
+  if (changes !== undefined) app.addHook('onRequest', () => changes.catchUp());
   // Keys travel in the Authorization header only: a URL ends up in logs, history and shared links.
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/')) return;

@@ -14,8 +14,6 @@ import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
-import { ImportExportRepository } from '../repositories/import-export.repository.ts';
-import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
 import { LibraryRepository } from '../repositories/library.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
@@ -39,13 +37,13 @@ import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
 import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
-import { ImportExportService } from './import/import-export.service.ts';
+import type { ImportExportService } from './import/import-export.service.ts';
+import { buildImportExport } from './import/import-export-wiring.ts';
 import { JobService } from './system/job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
-import { ListingWriteObserver } from '../db/listing-writes.ts';
-import { PeopleWriteObserver } from '../db/people-writes.ts';
+import { type ChangeFeed, changeFeedOf } from '../db/change-feed.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
 import { LibraryService } from './library/library.service.ts';
@@ -102,6 +100,8 @@ export interface Services {
   tokens: PlaybackTokenService;
   analysis: AnalysisService;
   editions: PlaybackEditionPresenter;
+  /** Every write to the database, any node's: requests catch up on it before reading caches. */
+  changes: ChangeFeed | undefined;
   /** The runner itself, for the composition root (recovery at start, close at shutdown). */
   jobs: JobRunner;
   /** What the jobs routes read. */
@@ -190,7 +190,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const devices = new DeviceProfileService(store.readTextFilesSync('devices', '.json', 1024 * 1024));
   const tokens = new PlaybackTokenService(deps.playbackKey, deps.clock);
   // Database writes reach the generation through the observer openDatabase installed.
-  const fileWrites = ListingWriteObserver.of(deps.db);
+  const fileWrites = changeFeedOf(deps.db);
   const generation = new LibraryGeneration(fileWrites, () => tokens.currentExpiry());
   const readyArtifacts = new ReadyArtifactIndex(generation);
   const editions = new PlaybackEditionPresenter(
@@ -300,17 +300,7 @@ export function buildServices(deps: ServiceDeps): Services {
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     newMovies,
   );
-  const importExport = new ImportExportService({
-    reads: new ImportExportRepository(deps.db),
-    store: kyselyUnitOfWork(deps.db, (trx) => ({
-      reads: new ImportExportRepository(trx),
-      writer: new ImportWriteRepository(trx),
-    })),
-    clock: deps.clock,
-    fs,
-    newMovies,
-    jobs,
-  });
+  const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
@@ -382,7 +372,7 @@ export function buildServices(deps: ServiceDeps): Services {
       maxMs: deps.config.sessionMaxDays * 86_400_000,
     },
     externalVersion: () => fileWrites?.externalVersion() ?? 0,
-    onPeopleWrite: (listener) => PeopleWriteObserver.of(deps.db)?.subscribe(listener),
+    onPeopleWrite: (listener) => fileWrites?.subscribePeople(listener),
   });
   const visibility = new VisibilityService(
     new VisibilityRepository(deps.db),
@@ -404,6 +394,7 @@ export function buildServices(deps: ServiceDeps): Services {
   // A saved position moves the person's play (history, now playing) on.
   const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
   return {
+    changes: fileWrites,
     // The DLNA MediaServer (docs/dlna.md): its person's view, through the one decision engine.
     dlna: buildDlna({
       config: deps.config,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { testDatabaseEnv } from './test-database.ts';
 import { waitFor } from './wait.ts';
 
 const repo = new URL('../../../', import.meta.url).pathname;
@@ -44,6 +45,8 @@ export async function startServerProcess(
       REELSHELF_DLNA_SSDP_PORT: 'off',
       // No trickplay ffmpeg jobs after scans unless a test asks for them.
       REELSHELF_TRICKPLAY: 'off',
+      // The engine under test: SQLite in the data dir, or the data dir's PostgreSQL database.
+      ...testDatabaseEnv(dataDir),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { createContractValidator } from '@reelshelf/contract';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createServer, type ReelshelfServer, type ServerOverrides } from '../../src/server.ts';
 import type { ListingViewer } from '../../src/services/library/library.service.ts';
+import { dropTestDatabase, testDatabaseEnv } from './test-database.ts';
 
 export interface TestServer {
   url: string;
@@ -17,7 +18,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real server on 127.0.0.1 (random port) with its own temporary data dir and SQLite file. */
+/** A real server on 127.0.0.1 (random port) with its own temporary data dir and database. */
 export async function startTestServer(
   env: Record<string, string> = {},
   overrides: ServerOverrides = {},
@@ -36,6 +37,8 @@ export async function startTestServer(
     REELSHELF_DLNA_SSDP_PORT: 'off',
     // Seek thumbnails would start an ffmpeg job per scanned film: the trickplay tests turn them on.
     REELSHELF_TRICKPLAY: 'off',
+    // The engine under test: SQLite in the data dir, or the data dir's PostgreSQL database.
+    ...testDatabaseEnv(dataDir),
     ...env,
     REELSHELF_DATA_DIR: dataDir,
   });
@@ -56,7 +59,10 @@ export async function startTestServer(
     },
     async close() {
       await server.close();
-      if (env.REELSHELF_DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
+      if (env.REELSHELF_DATA_DIR === undefined) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (env.REELSHELF_DATABASE_URL === undefined) dropTestDatabase(config.databaseUrl);
+      }
     },
   };
 }

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import type { ImportResult, MovieDetail, MovieList } from '@reelshelf/contract';
 import { startFakeProviders, type FakeProviders } from '../fakes/index.ts';
+import { sqliteHandleOf } from '../../src/db/database.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const HTML = { accept: 'text/html' };
@@ -215,7 +216,7 @@ describe('search over HTTP', () => {
 
   it('follows writes from another process, and searches on when that one holds the write lock', async () => {
     const other = new BetterSqlite3(t.config.databaseUrl.replace(/^sqlite:/, ''));
-    const server = t.server.database.sqlite;
+    const server = sqliteHandleOf(t.server.database);
     const timeout = server.pragma('busy_timeout', { simple: true }) as number;
     try {
       other.pragma('busy_timeout = 5000');

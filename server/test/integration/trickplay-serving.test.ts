@@ -436,9 +436,11 @@ describe('trickplay: a server that makes none', () => {
       const created = await server.api('/api/library-roots', jsonBody('POST', { path: media }));
       const { id: rootId } = (await created.json()) as { id: number };
       await server.api(`/api/library-roots/${rootId}/scan?wait=true`, { method: 'POST' });
-      const fileId = Number(
-        server.server.database.sqlite.prepare('select id from media_files limit 1').pluck().get(),
-      );
+      const file = await server.server.database.db
+        .selectFrom('media_files')
+        .select('id')
+        .executeTakeFirstOrThrow();
+      const fileId = file.id;
       const response = await server.api(`/api/media-file/${fileId}/trickplay`);
       const body = (await response.json()) as { error: string; hint: string };
       assert.equal(response.status, 404);

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compiledSelect } from '../../src/db/compiled-select.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openTestDatabase } from '../helpers/test-database.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
 describe('compiledSelect', () => {
   it('runs a kept SELECT with each call’s values, per database', async () => {
-    const a = await openDatabase('sqlite::memory:');
-    const b = await openDatabase('sqlite::memory:');
+    const a = await openTestDatabase();
+    const b = await openTestDatabase();
     try {
       for (const [opened, name] of [
         [a, 'a'],
@@ -37,7 +37,7 @@ describe('compiledSelect', () => {
   });
 
   it('refuses a write (the listing’s observer would not see it run again) and a miscounted query', async () => {
-    const opened = await openDatabase('sqlite::memory:');
+    const opened = await openTestDatabase();
     try {
       const rename = compiledSelect(
         (db) => db.updateTable('library_roots').set({ name: 'x' }).where('id', '=', 0),

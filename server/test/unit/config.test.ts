@@ -122,7 +122,12 @@ describe('loadConfig', () => {
     ['transcode', { REELSHELF_TRANSCODE: 'maybe' }, /on, off/],
     ['cache size', { REELSHELF_ARTIFACT_CACHE_MB: '-5' }, /REELSHELF_ARTIFACT_CACHE_MB/],
     ['url', { REELSHELF_TMDB_BASE_URL: 'ftp://x' }, /http\(s\) URL/],
-    ['postgres not yet', { REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }, /only sqlite/],
+    [
+      'database engine',
+      { REELSHELF_DATABASE_URL: 'mysql://u:secret@h/db' },
+      /sqlite:<file> or postgres:\/\//,
+    ],
+    ['database pool', { REELSHELF_DATABASE_POOL: '0' }, /REELSHELF_DATABASE_POOL/],
     ['short token', { REELSHELF_API_TOKEN: 'abc' }, /too short/],
     ['missing ffmpeg path', { REELSHELF_FFMPEG: '/nope/ffmpeg' }, /no such file/],
     ['watch', { REELSHELF_WATCH: 'sometimes' }, /REELSHELF_WATCH=sometimes .*on, off/],
@@ -189,9 +194,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes a PostgreSQL URL and a pool size', () => {
+    const c = loadConfig({
+      REELSHELF_DATABASE_URL: 'postgresql://u:p@db:5432/lib',
+      REELSHELF_DATABASE_POOL: '4',
+    });
+    assert.equal(c.databaseUrl, 'postgresql://u:p@db:5432/lib');
+    assert.equal(c.databasePool, 4);
+    assert.equal(loadConfig({}).databasePool, 10);
+  });
+
   it('never echoes a database password', () => {
     assert.throws(
-      () => loadConfig({ REELSHELF_DATABASE_URL: 'postgres://u:secret@h/db' }),
+      () => loadConfig({ REELSHELF_DATABASE_URL: 'mysql://u:secret@h/db' }),
       (err: unknown) => err instanceof Error && !err.message.includes('secret'),
     );
   });

@@ -379,7 +379,7 @@ describe('the listing write observer (every Kysely write, classified)', () => {
 });
 
 describe('no write goes around the observer', () => {
-  it('leaves the raw SQLite handle and precompiled queries to db/database.ts', () => {
+  it('leaves the raw SQLite handle and precompiled queries to db/sqlite-database.ts', () => {
     const src = new URL('../../src/', import.meta.url).pathname;
     const files = (readdirSync(src, { recursive: true }) as string[])
       .filter((f) => f.endsWith('.ts'))
@@ -387,11 +387,11 @@ describe('no write goes around the observer', () => {
     const offenders: string[] = [];
     for (const file of files) {
       const name = relative(src, file);
-      // database.ts wires the observer; statement-cache.ts is the handle Kysely's driver prepares its
+      // sqlite-database.ts wires the observer; statement-cache.ts is the handle Kysely's driver prepares its
       // queries on, after the plugin has seen them; compiled-select.ts keeps compilations of SELECTs
       // only (and refuses anything else: compiled-select.test.ts).
       if (
-        name === join('db', 'database.ts') ||
+        name === join('db', 'sqlite-database.ts') ||
         name === join('db', 'statement-cache.ts') ||
         name === join('db', 'compiled-select.ts')
       ) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LibraryExport } from '../../../src/domain/import-export/index.ts';
-import { openDatabase } from '../../../src/db/database.ts';
+import { openTestDatabase } from '../../helpers/test-database.ts';
 import { ImportExportRepository } from '../../../src/repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../../../src/repositories/import-write.repository.ts';
 import { applyPlan } from '../../../src/services/import/import-apply.ts';
@@ -129,7 +129,7 @@ describe('ImportPlan (pure: a snapshot and items in, counts, problems and writes
 
 describe('applyPlan on real SQLite', () => {
   it('writes a JSON document, reports progress, and a second plan of the same file writes nothing', async () => {
-    const opened = await openDatabase('sqlite::memory:');
+    const opened = await openTestDatabase();
     try {
       const document = doc({
         binders: [{ name: 'A', capacity: 40 }],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type OpenedDatabase, openDatabase } from '../../../src/db/database.ts';
+import type { OpenedDatabase } from '../../../src/db/database.ts';
+import { openTestDatabase } from '../../helpers/test-database.ts';
 import {
   MemoryProviderCache,
   type ProviderCache,
@@ -40,7 +41,7 @@ function contract(name: string, make: () => ProviderCache) {
 
 let opened: OpenedDatabase;
 before(async () => {
-  opened = await openDatabase('sqlite::memory:');
+  opened = await openTestDatabase();
 });
 after(async () => {
   await opened.close();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type OpenedDatabase, openDatabase } from '../../../src/db/database.ts';
+import type { OpenedDatabase } from '../../../src/db/database.ts';
+import { openTestDatabase } from '../../helpers/test-database.ts';
 import { LibraryRepository } from '../../../src/repositories/library.repository.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -8,7 +9,7 @@ const NOW = '2026-01-01T00:00:00.000Z';
 describe('LibraryRepository.file', () => {
   let opened: OpenedDatabase;
   before(async () => {
-    opened = await openDatabase('sqlite::memory:');
+    opened = await openTestDatabase();
     const db = opened.db;
     await db
       .insertInto('library_roots')
