@@ -6,6 +6,8 @@ import { type Clock, systemClock } from './adapters/clock.ts';
 import { detectMediaTools, type MediaToolsInfo } from './adapters/media-tools.ts';
 import { ProcessLock } from './adapters/process-lock.ts';
 import { SecretStore } from './adapters/secret-store.ts';
+import { ServerSecretRepository } from './repositories/server-secret.repository.ts';
+import { SharedSecrets } from './services/system/shared-secrets.ts';
 import type { Config } from './config.ts';
 import { type OpenedDatabase, openDatabase } from './db/database.ts';
 import { buildHttpApp, DEFAULT_HTTP_TIMEOUTS, JELLYFIN_SERVER_NAME, type HttpTimeouts } from './http/app.ts';
@@ -76,7 +78,13 @@ export async function createServer(
   const database = await openDatabase(config.databaseUrl, { pool: config.databasePool });
   const tools =
     overrides.tools ?? (await detectMediaTools({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath }));
-  const playbackKey = secrets.getOrCreate('playback-key').value;
+  // Shared by every node on the database: a token signed on one verifies on all of them.
+  const shared = new SharedSecrets(
+    new ServerSecretRepository(database.db),
+    (name) => secrets.read(name),
+    overrides.clock ?? systemClock,
+  );
+  const playbackKey = await shared.getOrCreate('playback-key');
   const services = buildServices({
     config,
     db: database.db,
@@ -84,7 +92,7 @@ export async function createServer(
     tools,
     playbackKey,
     adminToken: apiToken,
-    jellyfinKey: secrets.getOrCreate('jellyfin-key').value,
+    jellyfinKey: await shared.getOrCreate('jellyfin-key'),
     // The MediaServer's UDN: TVs remember a server by it, so it outlives restarts and upgrades.
     dlnaUdn: secrets.getOrCreateId('dlna-udn', () => `uuid:${randomUUID()}`, isDlnaUdn),
     afterStagingWrite: overrides.afterStagingWrite,

@@ -31,6 +31,14 @@ export class SecretStore {
     return value;
   }
 
+  /** The secret `name` if this data dir has a non-empty file of that name (nothing is made). */
+  read(name: string): string | undefined {
+    const file = join(this.dataDir, name);
+    if (!existsSync(file)) return undefined;
+    const value = readFileSync(file, 'utf8').trim();
+    return value.length > 0 ? value : undefined;
+  }
+
   /** Reads the secret `name`, generating `bytes` random bytes (base64url) on first use. */
   getOrCreate(name: string, bytes = 32): Secret {
     mkdirSync(this.dataDir, { recursive: true });

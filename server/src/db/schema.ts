@@ -204,6 +204,13 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Secrets every node shares (migration 0010): the playback signing key, the Jellyfin id key. */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface ProviderCacheTable {
   provider: string;
   cache_key: string;
@@ -407,6 +414,7 @@ export interface Database {
   favourites: FavouritesTable;
   jobs: JobsTable;
   settings: SettingsTable;
+  server_secrets: ServerSecretsTable;
   provider_cache: ProviderCacheTable;
   artifacts: ArtifactsTable;
   keyframe_indexes: KeyframeIndexesTable;

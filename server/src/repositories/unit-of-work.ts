@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { changeFeedOf } from '../db/change-feed.ts';
 import type { Db } from '../db/database.ts';
 
 /**
@@ -10,7 +12,29 @@ export interface UnitOfWork<R> {
   transaction<T>(work: (repos: R) => Promise<T>): Promise<T>;
 }
 
+export interface UnitOfWorkOptions {
+  /**
+   * Transactions with the same name run one at a time, on every node: for work that reads, decides
+   * and writes on what it read (an import matches movies by title and year, then creates the missing
+   * ones). PostgreSQL: a transaction-level advisory lock (READ COMMITTED would let two imports both
+   * see a movie missing); SQLite: nothing to do, its one connection runs one transaction at a time.
+   */
+  exclusive?: string;
+}
+
 /** A {@link UnitOfWork} on the database: `open` builds the repositories on the transaction. */
-export function kyselyUnitOfWork<R>(db: Db, open: (trx: Db) => R): UnitOfWork<R> {
-  return { transaction: (work) => db.transaction().execute((trx) => work(open(trx))) };
+export function kyselyUnitOfWork<R>(
+  db: Db,
+  open: (trx: Db) => R,
+  options: UnitOfWorkOptions = {},
+): UnitOfWork<R> {
+  const lock =
+    options.exclusive !== undefined && changeFeedOf(db)?.engine === 'postgres' ? options.exclusive : null;
+  return {
+    transaction: (work) =>
+      db.transaction().execute(async (trx) => {
+        if (lock !== null) await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(trx);
+        return work(open(trx));
+      }),
+  };
 }

@@ -192,7 +192,12 @@ describe('streaming and prewarm', () => {
     const url = new URL(await streamUrl(t, movie('direct'), 'web'));
     const token = url.searchParams.get('token') ?? '';
     const base = `${t.url}/stream/media_file/${id('direct')}`;
-    const key = readFileSync(join(dataDir, 'playback-key'), 'utf8').trim();
+    // The signing key every node shares lives in the database (migration 0010).
+    const { value: key } = await t.server.database.db
+      .selectFrom('server_secrets')
+      .select('value')
+      .where('name', '=', 'playback-key')
+      .executeTakeFirstOrThrow();
     const expired = signPlaybackToken(key, {
       mediaFileId: id('direct'),
       device: 'web',
