@@ -5,6 +5,7 @@ import type { ImportResult } from '@reelshelf/contract';
 import { loadConfig } from '../server/src/config.ts';
 import { gtinCheckDigit } from '../server/src/domain/barcode.ts';
 import { createServer } from '../server/src/server.ts';
+import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
 import { ms } from './stats.ts';
 
 const ROWS = 10_000;
@@ -34,11 +35,20 @@ function collectionCsv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** POST /api/import of 10,000 CSV rows over real HTTP (target under 5 s), then both exports. */
+/** POST /api/import of 10,000 CSV rows over real HTTP (target under 5 s), then both exports; per engine. */
 export async function benchImport(): Promise<void> {
+  for (const engine of benchEngines()) {
+    console.log(`\n### ${engine}`);
+    await benchImportOn(engine);
+  }
+}
+
+async function benchImportOn(engine: BenchEngine): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
   const otherDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const record = (figure: string, value: number) => recordFigure('import', figure, engine, value);
   const config = loadConfig({
+    REELSHELF_DATABASE_URL: await benchDatabaseUrl(engine, dataDir),
     REELSHELF_DATA_DIR: dataDir,
     REELSHELF_HOST: '127.0.0.1',
     REELSHELF_PORT: '0',
@@ -67,12 +77,15 @@ export async function benchImport(): Promise<void> {
     const mb = (Buffer.byteLength(csv) / 1e6).toFixed(2);
     const dry = await post('?dry_run=true');
     console.log(`dry run, ${ROWS} CSV rows (${mb} MB): ${ms(dry.ms)}`);
+    record(`dry run of ${ROWS} CSV rows`, dry.ms);
     const first = await post('');
+    record(`import of ${ROWS} CSV rows`, first.ms);
     const c = first.result.created;
     console.log(
       `import, ${ROWS} CSV rows into an empty library: ${ms(first.ms)} (target < ${ms(TARGET_MS)}: ${first.ms < TARGET_MS ? 'met' : 'MISSED'}) — created ${c.movies} movies, ${c.editions} editions, ${c.copies} copies`,
     );
     const again = await post('');
+    record('re-import of the same file', again.ms);
     console.log(
       `re-import of the same file: ${ms(again.ms)} — created ${again.result.created.movies}, unchanged ${again.result.unchanged.movies}`,
     );
@@ -86,6 +99,7 @@ export async function benchImport(): Promise<void> {
         times.push(performance.now() - t0);
         if (format === 'json') json = text;
         if (i === 2) {
+          record(`export ${format}`, Math.min(...times));
           console.log(
             `export ${format}, ${ROWS} movies: best of 3 ${ms(Math.min(...times))} (${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB)`,
           );
@@ -96,7 +110,7 @@ export async function benchImport(): Promise<void> {
     const other = await createServer({
       ...config,
       dataDir: otherDir,
-      databaseUrl: `sqlite:${join(otherDir, 'db.sqlite')}`,
+      databaseUrl: await benchDatabaseUrl(engine, otherDir),
     });
     try {
       const otherUrl = await other.listen();
@@ -107,6 +121,7 @@ export async function benchImport(): Promise<void> {
         body: json,
       });
       const result = (await res.json()) as ImportResult;
+      record('import of the JSON export into an empty library', performance.now() - t0);
       if (res.status !== 200)
         throw new Error(`JSON import answered ${res.status}: ${JSON.stringify(result)}`);
       console.log(

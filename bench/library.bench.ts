@@ -8,6 +8,7 @@ import { Agent, request } from 'undici';
 import { loadConfig } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/database.ts';
 import { type ServerProcess, startServerProcess } from '../server/test/helpers/server-process.ts';
+import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
@@ -16,8 +17,11 @@ const run = promisify(execFile);
 /** GET /library at 10,000 and 50,000 movies, against the floor; then 200 clients at once at 10,000. */
 export async function benchLibrary(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  await benchScale(quick ? 2_000 : 10_000, { load: !quick });
-  if (!quick) await benchScale(50_000, { load: false });
+  for (const engine of benchEngines()) {
+    console.log(`\n### ${engine}`);
+    await benchScale(quick ? 2_000 : 10_000, { load: !quick, engine });
+    if (!quick) await benchScale(50_000, { load: false, engine });
+  }
 }
 
 /** Peak resident memory of a process so far (VmHWM), in MB. */
@@ -53,11 +57,15 @@ function line(label: string, value: string, target?: string, ok?: boolean): void
   console.log(`  ${label}: ${value}${target === undefined ? '' : ` (target ${target})`}${verdict}`);
 }
 
-async function benchScale(movies: number, options: { load: boolean }): Promise<void> {
+async function benchScale(movies: number, options: { load: boolean; engine: BenchEngine }): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-library-'));
   let server: ServerProcess | undefined;
+  const record = (figure: string, value: number) =>
+    recordFigure('library', `${movies} movies: ${figure}`, options.engine, value);
   try {
+    const databaseUrl = await benchDatabaseUrl(options.engine, dataDir);
     const config = loadConfig({
+      REELSHELF_DATABASE_URL: databaseUrl,
       REELSHELF_DATA_DIR: dataDir,
       REELSHELF_LOG_LEVEL: 'warn',
       REELSHELF_JELLYFIN_PORT: 'off',
@@ -70,13 +78,17 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
     await seedMoviesWithCopies(opened.db, movies);
     await opened.close();
     console.log(`\n${movies} movies (seeded with copies in ${ms(performance.now() - seedStart)}):`);
-    server = await startServerProcess(dataDir, { REELSHELF_WATCH: 'off' });
+    server = await startServerProcess(dataDir, {
+      REELSHELF_WATCH: 'off',
+      REELSHELF_DATABASE_URL: databaseUrl,
+    });
     const url = `${server.url}/library`;
     const auth = { authorization: `Bearer ${server.token}` };
     const gz = { ...auth, 'accept-encoding': 'gzip' };
 
     const cold = await timed(() => get(url, gz));
     line('first build (cold, whole listing)', ms(cold));
+    record('first build (cold)', cold);
     const first = await get(url, gz);
     const wire = first.bytes;
 
@@ -124,6 +136,9 @@ async function benchScale(movies: number, options: { load: boolean }): Promise<v
     const c = summarize(cached);
     const f = summarize(floor);
     const r = summarize(rebuild);
+    record('unchanged → 304 (p50)', n.median);
+    record('cached 200 (p50)', c.median);
+    record('first build after one movie changed (p50)', r.median);
     line('unchanged → 304', `p50 ${ms(n.median)}, p95 ${ms(n.p95)}`, '< 3 ms', n.median < 3);
     line(
       'floor (JSON.stringify + gzip level 1 of the same object)',

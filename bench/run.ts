@@ -1,5 +1,6 @@
 import { benchAnalysis } from './analysis.bench.ts';
 import { benchDlna } from './dlna.ts';
+import { printEngineComparison, stopBenchEngines } from './engines.ts';
 import { benchImport } from './import.bench.ts';
 import { benchJellyfin } from './jellyfin.bench.ts';
 import { benchLibrary } from './library.bench.ts';
@@ -32,5 +33,12 @@ const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 for (const [name, run] of Object.entries(BENCHES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   console.log(`\n## ${name}`);
-  await run();
+  try {
+    await run();
+  } catch (error) {
+    await stopBenchEngines();
+    throw error;
+  }
 }
+printEngineComparison();
+await stopBenchEngines();

@@ -1,0 +1,85 @@
+// The database engines a benchmark runs on, side by side (issue 26: "npm run bench prints the library,
+// search and import benchmarks on both engines side by side; PostgreSQL within 2× of SQLite on
+// each"). SQLite always; PostgreSQL on a throwaway cluster (scripts/test-postgres.mjs) when its
+// server binaries are installed, started once per bench run. `--engine=sqlite|postgres` picks one.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { findPostgresBin, startTestPostgres } from '../scripts/test-postgres.mjs';
+
+export type BenchEngine = 'sqlite' | 'postgres';
+
+interface Cluster {
+  url: string;
+  stop(): Promise<void>;
+}
+
+let cluster: Promise<Cluster> | null = null;
+
+/** The engines this run measures. */
+export function benchEngines(): BenchEngine[] {
+  const picked = process.argv.find((a) => a.startsWith('--engine='))?.slice('--engine='.length);
+  if (picked === 'sqlite' || picked === 'postgres') return [picked];
+  return findPostgresBin() === null ? ['sqlite'] : ['sqlite', 'postgres'];
+}
+
+async function startedCluster(): Promise<Cluster> {
+  cluster ??= startTestPostgres();
+  return cluster;
+}
+
+/**
+ * The database URL of a bench data dir on `engine`: SQLite's file in it, or a new PostgreSQL
+ * database named after it (created empty; the server migrates it).
+ */
+export async function benchDatabaseUrl(engine: BenchEngine, dataDir: string): Promise<string> {
+  if (engine === 'sqlite') return `sqlite:${join(dataDir, 'reelshelf.sqlite')}`;
+  const { url } = await startedCluster();
+  const name = `bench_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return target.href;
+}
+
+/** Stops the cluster, if one was started (at the end of `npm run bench`). */
+export async function stopBenchEngines(): Promise<void> {
+  if (cluster === null) return;
+  const started = await cluster;
+  cluster = null;
+  await started.stop();
+}
+
+const figures: { bench: string; figure: string; engine: BenchEngine; ms: number }[] = [];
+
+/** Records a figure (milliseconds, lower is better) for the side-by-side table. */
+export function recordFigure(bench: string, figure: string, engine: BenchEngine, ms: number): void {
+  figures.push({ bench, figure, engine, ms });
+}
+
+/** Prints every figure measured on both engines: SQLite, PostgreSQL, their ratio, and the ≤ 2× target. */
+export function printEngineComparison(): void {
+  const keys = [...new Set(figures.map((f) => `${f.bench}\u0000${f.figure}`))];
+  const rows = keys.flatMap((key) => {
+    const [bench = '', figure = ''] = key.split('\u0000');
+    const of = (engine: BenchEngine) =>
+      figures.find((f) => f.bench === bench && f.figure === figure && f.engine === engine)?.ms;
+    const sqlite = of('sqlite');
+    const postgres = of('postgres');
+    return sqlite === undefined || postgres === undefined ? [] : [{ bench, figure, sqlite, postgres }];
+  });
+  if (rows.length === 0) return;
+  console.log('\n## engines side by side (PostgreSQL within 2× of SQLite)');
+  for (const r of rows) {
+    const ratio = r.postgres / Math.max(r.sqlite, 0.001);
+    console.log(
+      `  ${r.bench} · ${r.figure}: SQLite ${r.sqlite.toFixed(1)} ms, PostgreSQL ${r.postgres.toFixed(1)} ms — ${ratio.toFixed(2)}× ${ratio <= 2 ? '✓' : '✗'}`,
+    );
+  }
+}
