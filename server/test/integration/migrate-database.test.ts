@@ -20,6 +20,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { postgresForTests, type PostgresForTests } from '../helpers/postgres-cluster.ts';
+import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const execFileAsync = promisify(execFile);
@@ -348,6 +349,9 @@ describe('reelshelf migrate-database', () => {
     }
   });
   after(async () => {
+    // On a PostgreSQL run, startTestServer also made the data dir's own test database (unused here:
+    // the library is SQLite, the target is a database of the cluster helper's).
+    if (testEngine === 'postgres') dropTestDatabase(testDatabaseUrl(dataDir));
     await cluster?.stop();
     rmSync(work, { recursive: true, force: true });
   });
