@@ -427,6 +427,28 @@ describe('reelshelf migrate-database', () => {
     }
   });
 
+  it('calls reelshelf_rebuild_search() on the target after the copy, inside its transaction', async () => {
+    const url = await cluster.createDatabase();
+    const target = await openDatabase(url, { pool: 1 });
+    await target.close();
+    // Stands in for the search's own rebuild: records how many movies it saw when it ran.
+    await cluster.query(url, 'CREATE TABLE rebuild_calls (movies integer NOT NULL)');
+    await cluster.query(
+      url,
+      `CREATE OR REPLACE FUNCTION reelshelf_rebuild_search() RETURNS void LANGUAGE sql AS
+        $$ INSERT INTO rebuild_calls SELECT count(*) FROM movies $$`,
+    );
+    const run = await migrateHere(dataDir, ['--to', url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /search index rebuilt on the target \(reelshelf_rebuild_search\)/);
+    const calls = await cluster.query<{ movies: number }>(url, 'SELECT movies FROM rebuild_calls');
+    assert.deepEqual(
+      calls.map((c) => c.movies),
+      [(before_.movies as { items: unknown[] }).items.length],
+      'once, with every movie in',
+    );
+  });
+
   it('refuses a target that holds rows, naming the tables; nothing is written', async () => {
     const url = await cluster.createDatabase();
     const target = await openDatabase(url, { pool: 1 });
