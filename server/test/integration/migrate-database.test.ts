@@ -18,6 +18,11 @@ import { after, before, describe, it } from 'node:test';
 import { migrateDatabase } from '../../src/cli/migrate-database.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { PostgresCopyTarget, SqliteCopySource } from '../../src/repositories/database-copy.repository.ts';
+import {
+  DatabaseMigrationService,
+  type MigrationProgress,
+} from '../../src/services/system/database-migration.service.ts';
 import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
 import { postgresForTests, type PostgresForTests } from '../helpers/postgres-cluster.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
@@ -447,6 +452,54 @@ describe('reelshelf migrate-database', () => {
       [(before_.movies as { items: unknown[] }).items.length],
       'once, with every movie in',
     );
+  });
+
+  it('reads every table in key batches (composite and text keys across batch ends), with progress', async () => {
+    const url = await cluster.createDatabase();
+    const source = await openDatabase(`sqlite:${join(dataDir, 'reelshelf.sqlite')}`);
+    const target = await openDatabase(url, { pool: 2 });
+    try {
+      const progress: MigrationProgress[] = [];
+      // Two rows a batch: every table of more than two rows is read after a key, the way a large
+      // library's are (1,000 a batch); watch_state's key is (user_id, media_file_id).
+      const report = await new DatabaseMigrationService(
+        new SqliteCopySource(source.db),
+        new PostgresCopyTarget(target.db),
+        { batchSize: 2 },
+      ).migrate((p) => progress.push(p));
+      const rows = new Map(report.tables.map((t) => [t.table, t.rows]));
+      assert.equal(rows.get('watch_state'), 3, 'three people, one file each');
+      assert.ok((rows.get('movies') ?? 0) >= 5 && (rows.get('jobs') ?? 0) >= 3, JSON.stringify([...rows]));
+      const total = report.tables.reduce((n, t) => n + t.rows, 0);
+      for (const phase of ['copying', 'verifying'] as const) {
+        const seen = progress.filter((p) => p.phase === phase).map((p) => p.done);
+        assert.deepEqual(
+          seen,
+          [...seen].sort((a, b) => a - b),
+          `${phase} only moves forward`,
+        );
+        assert.equal(seen.at(-1), total, `${phase} ends at every row`);
+        const batches = report.tables.reduce((n, t) => n + Math.ceil(t.rows / 2), 0);
+        assert.equal(seen.length, 1 + batches, `${phase}: a report at the start, then one per batch`);
+      }
+      const watch = await target.db
+        .selectFrom('watch_state')
+        .select(['user_id', 'position_seconds', 'watched'])
+        .orderBy('user_id')
+        .execute();
+      assert.deepEqual(
+        watch.map((w) => [w.user_id, w.position_seconds, w.watched]),
+        [
+          [1, 0, 1],
+          [2, 100, 0],
+          [3, 40, 0],
+        ],
+        "each person's own position: the admin's film is watched",
+      );
+    } finally {
+      await target.close();
+      await source.close();
+    }
   });
 
   it('refuses a target that holds rows, naming the tables; nothing is written', async () => {
