@@ -454,7 +454,7 @@ describe('reelshelf migrate-database', () => {
     );
   });
 
-  it('reads every table in key batches (composite and text keys across batch ends), with progress', async () => {
+  it('reads every table in key batches (a composite key across batch ends too), with progress', async () => {
     const url = await cluster.createDatabase();
     const source = await openDatabase(`sqlite:${join(dataDir, 'reelshelf.sqlite')}`);
     const target = await openDatabase(url, { pool: 2 });
