@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { hasNoTables } from '../adapters/postgres-probe.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { checkTargetUrl, redactUrl, withoutPassword } from '../domain/database-copy/target-url.ts';
@@ -120,7 +121,13 @@ export async function migrateDatabase(
   try {
     source = await openDatabase(config.databaseUrl);
     io.err(`moving ${file} → ${target.shown}\n`);
+    let freshlyMigrated: boolean;
     try {
+      // Asked before openDatabase migrates it: every row in a database that had no table was put
+      // there by the migrations (a seeded admin…), and the library brings its own.
+      freshlyMigrated = await hasNoTables(target.url).catch((error: unknown) => {
+        throw new Error(`cannot reach PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
+      });
       destination = await openDatabase(target.url, { pool: 2 });
     } catch (error) {
       return fail(
@@ -131,7 +138,7 @@ export async function migrateDatabase(
     }
     const service = new DatabaseMigrationService(
       new SqliteCopySource(source.db),
-      new PostgresCopyTarget(destination.db),
+      new PostgresCopyTarget(destination.db, freshlyMigrated),
     );
     const started = Date.now();
     const report = await service.migrate((p) => progress.update(p));

@@ -83,7 +83,14 @@ const COUNT_CAP = 1000;
 
 /** The PostgreSQL database the library moves into (migrated by openDatabase before this sees it). */
 export class PostgresCopyTarget {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param freshlyMigrated the database had no table before openDatabase migrated it (adapters/
+   * postgres-probe.ts): every row it holds now was put there by the migrations themselves.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly freshlyMigrated: boolean,
+  ) {}
 
   async describe(): Promise<{ tables: TargetTable[]; encoding: string }> {
     const res = await sql<{ table_name: string; column_name: string }>`
@@ -114,10 +121,13 @@ export class PostgresCopyTarget {
   }
 
   /**
-   * Migration 0006 creates the first admin (`admin`, no password, no PIN) in every new database; a
-   * target holding exactly that row and nothing else counts as empty.
+   * The rows the migrations put in a new database. A database that had no table before this command
+   * migrated it holds nothing else. Otherwise (a database migrated earlier) only the first admin of
+   * migration 0006 (`admin`, no password, no PIN) is known to be one: a target holding exactly that
+   * row counts as empty.
    */
   async seededRows(): Promise<Map<string, number>> {
+    if (this.freshlyMigrated) return this.rowCounts();
     const res = await sql<{ total: number; seed: number }>`select count(*) as total,
         count(*) filter (where name_key = 'admin' and password_hash is null and pin_hash is null) as seed
       from users`.execute(this.db);
@@ -128,12 +138,24 @@ export class PostgresCopyTarget {
   }
 
   transaction<T>(work: (writer: PostgresCopyWriter) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new PostgresCopyWriter(trx)));
+    return this.db.transaction().execute((trx) => work(new PostgresCopyWriter(trx, this.freshlyMigrated)));
   }
 }
 
 export class PostgresCopyWriter extends TableRows {
-  async removeSeededRows(): Promise<void> {
+  constructor(
+    db: Db,
+    private readonly freshlyMigrated: boolean,
+  ) {
+    super(db);
+  }
+
+  /** Removes the seeded rows of the tables about to be copied (given parents first; emptied children first). */
+  async removeSeededRows(tables: readonly string[]): Promise<void> {
+    if (this.freshlyMigrated) {
+      for (const table of [...tables].reverse()) await sql`delete from ${sql.table(table)}`.execute(this.db);
+      return;
+    }
     // Only the lone seeded admin (the emptiness check let nothing else through).
     await sql`delete from users where name_key = 'admin' and password_hash is null and pin_hash is null
       and (select count(*) from users) = 1`.execute(this.db);

@@ -464,7 +464,7 @@ describe('reelshelf migrate-database', () => {
       // library's are (1,000 a batch); watch_state's key is (user_id, media_file_id).
       const report = await new DatabaseMigrationService(
         new SqliteCopySource(source.db),
-        new PostgresCopyTarget(target.db),
+        new PostgresCopyTarget(target.db, true),
         { batchSize: 2 },
       ).migrate((p) => progress.push(p));
       const rows = new Map(report.tables.map((t) => [t.table, t.rows]));

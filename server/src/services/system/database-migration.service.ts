@@ -43,8 +43,8 @@ export interface CopyTarget {
 }
 
 export interface TargetWriter extends TableReader {
-  /** Removes the migrations' seeded rows (the source brings its own). */
-  removeSeededRows(): Promise<void>;
+  /** Removes the migrations' seeded rows from these tables (parents first): the source brings its own. */
+  removeSeededRows(tables: readonly string[]): Promise<void>;
   insertRows(table: TableCopy, rows: readonly RowValues[]): Promise<void>;
   /** Identity (or serial) columns per table. */
   identityColumns(): Promise<Map<string, string>>;
@@ -148,7 +148,7 @@ export class DatabaseMigrationService {
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
       const highest = await snapshot.highestIds();
       return this.target.transaction(async (writer) => {
-        await writer.removeSeededRows();
+        await writer.removeSeededRows(plan.tables.map((t) => t.name));
         const sums = new Map<string, { rows: number; sha256: string }>();
         let done = 0;
         onProgress({ phase: 'copying', done, total });
