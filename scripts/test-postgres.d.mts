@@ -1,17 +1,17 @@
-/** A throwaway PostgreSQL cluster (scripts/test-postgres.mjs). */
+/** Types of scripts/test-postgres.mjs (plain JavaScript, so `npm test`'s prelude runs it without tsx). */
+export declare const TEST_PG_USER: string;
 export interface TestPostgres {
-  /** The superuser's URL of the `postgres` database. */
+  /** The superuser's URL of the cluster's `postgres` database. */
   url: string;
-  /** The folder of initdb, postgres, psql… */
+  /** The folder of the server binaries (psql, pg_isready…). */
   bin: string;
   dir: string;
   stop(): Promise<void>;
 }
-
-export const TEST_PG_USER: string;
-export function findPostgresBin(): string | null;
-export function ensurePostgresInstalled(): void;
-export function startTestPostgres(): Promise<TestPostgres>;
-export function prepareTestPostgres(
-  root: string,
-): Promise<{ cluster: TestPostgres; env: Record<string, string> }>;
+export declare function findPostgresBin(): string | null;
+export declare function ensurePostgresInstalled(): void;
+export declare function startTestPostgres(): Promise<TestPostgres>;
+export declare function prepareTestPostgres(root: string): Promise<{
+  cluster: TestPostgres;
+  env: Record<string, string>;
+}>;

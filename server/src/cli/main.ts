@@ -6,6 +6,7 @@ import { createServer, type ReelshelfServer } from '../server.ts';
 import type { ImportRowError, ScanReport } from '@reelshelf/contract';
 import { looksLikeJson } from '../services/import/import-export.service.ts';
 import type { ScanDeps } from '../services/scan/scan.service.ts';
+import { MIGRATE_USAGE, migrateDatabase } from './migrate-database.ts';
 import { startCliProgress } from './progress.ts';
 
 const USAGE = `usage: reelshelf <command> [options]
@@ -25,6 +26,7 @@ commands:
   user passwd <name> [--password-stdin]    set a new password (signs the person out everywhere);
                                            \`user passwd admin\` gives the first admin one
   user remove <name>                       remove a person with their sessions, keys, state, history
+  ${MIGRATE_USAGE}
 
 The CLI works on the same data dir as the server (REELSHELF_DATA_DIR, default ./data).`;
 
@@ -320,6 +322,8 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 2);
     throw err;
   }
+  // Works on two databases of its own, not on a server: no services, no background jobs.
+  if (command === 'migrate-database') return migrateDatabase(config, args);
   const server = await createServer(config, { afterStagingWrite: testScanPause(process.env) });
   try {
     switch (command) {
