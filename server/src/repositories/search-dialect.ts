@@ -10,15 +10,15 @@ export interface SearchHit {
 
 /**
  * The one place where searching the movie index differs between the engines (docs/database.md):
- * SQLite's FTS5 table (bm25, a pending table applied before a search) and PostgreSQL's tsvector
- * table (ts_rank, kept at write time). Both take the words of domain/search-query.ts's searchTerms
+ * SQLite's FTS5 table (bm25) and PostgreSQL's tsvector table (ts_rank), each with the marks of
+ * migration 0005 applied before a search. Both take the words of domain/search-query.ts's searchTerms
  * and answer the same movies (test/integration/search-parity.test.ts).
  */
 export interface SearchDialect {
   readonly engine: 'sqlite' | 'postgres';
   /**
-   * Brings the index up to date with the writes made since the last search; false when nothing
-   * was pending (always on PostgreSQL, whose triggers keep it at every write).
+   * Brings the index up to date with the writes made since the last search (the rows of the movies
+   * the triggers marked are rebuilt, in one statement); false when nothing was pending.
    */
   sync(db: Kysely<Database>): Promise<boolean>;
   /** The movies `words` (at least one) find, as a from-item `hit` of SearchHit rows. */
@@ -53,8 +53,11 @@ export const sqliteSearch: SearchDialect = {
  */
 export const postgresSearch: SearchDialect = {
   engine: 'postgres',
-  sync() {
-    return Promise.resolve(false);
+  async sync(db) {
+    const mark = await db.selectFrom('movie_search_pending').select('movie_id').limit(1).executeTakeFirst();
+    if (mark === undefined) return false;
+    const { rows } = await sql<{ synced: boolean }>`SELECT reelshelf_sync_search() AS synced`.execute(db);
+    return rows[0]?.synced === true;
   },
   hits(words) {
     return sql<SearchHit>`(SELECT s.movie_id AS id,
