@@ -99,13 +99,6 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 /** ASCII punctuation and symbols: FTS5's unicode61 separates words at each of them. */
 const ASCII_SEPARATORS = `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`;
 
-/** The indexed credits of movie `m` whose role `where` selects, as one text ('; ' between names). */
-function creditNames(where: string): string {
-  return `(SELECT string_agg(p.name, '; ' ORDER BY pm.sort_order, pm.id)
-      FROM person_movie pm JOIN persons p ON p.id = pm.person_id
-      WHERE pm.movie_id = m.id AND ${where})`;
-}
-
 const CAST = `pm.role = 'cast'`;
 const DIRECTOR = `pm.role <> 'cast' AND pm.job = 'Director'`;
 
@@ -134,13 +127,18 @@ function mark(select: string): string {
   return `INSERT INTO movie_search_pending (movie_id) ${select} ON CONFLICT DO NOTHING;`;
 }
 
-/** Rebuilds the rows of the movies `ids` (an integer[] expression) that still exist (PostgreSQL). */
-function upsertRows(ids: string): string {
-  return `INSERT INTO movie_search (movie_id, document)
-    SELECT m.id, reelshelf_search_document(m.title, m.original_title,
-      ${creditNames(CAST)}, ${creditNames(DIRECTOR)})
-    FROM movies m WHERE m.id = ANY (${ids})
-    ON CONFLICT (movie_id) DO UPDATE SET document = excluded.document;`;
+/**
+ * The movie_search rows of the movies `where` selects (`m` is movies; `movie` names the credits'
+ * movie column for the same filter), credits gathered per movie in one pass (PostgreSQL).
+ */
+function documentRows(where: (movie: string) => string): string {
+  const names = (credit: string, alias: string) =>
+    `LEFT JOIN (SELECT pm.movie_id, string_agg(p.name, '; ' ORDER BY pm.sort_order, pm.id) AS names
+      FROM person_movie pm JOIN persons p ON p.id = pm.person_id
+      WHERE ${credit} AND ${where('pm.movie_id')} GROUP BY pm.movie_id) ${alias} ON ${alias}.movie_id = m.id`;
+  return `SELECT m.id, reelshelf_search_document(m.title, m.original_title, c.names, d.names)
+    FROM movies m ${names(CAST, 'c')} ${names(DIRECTOR, 'd')}
+    WHERE ${where('m.id')}`;
 }
 
 /**
@@ -203,7 +201,9 @@ function postgresStatements(): string[] {
       IF ids IS NULL THEN RETURN false; END IF;
       DELETE FROM movie_search s WHERE s.movie_id = ANY (ids)
         AND NOT EXISTS (SELECT 1 FROM movies m WHERE m.id = s.movie_id);
-      ${upsertRows('ids')}
+      INSERT INTO movie_search (movie_id, document)
+        ${documentRows((movie) => `${movie} = ANY (ids)`)}
+        ON CONFLICT (movie_id) DO UPDATE SET document = excluded.document;
       RETURN true;
     END $fn$`,
     `CREATE FUNCTION reelshelf_rebuild_search() RETURNS bigint LANGUAGE plpgsql AS $fn$
@@ -213,15 +213,7 @@ function postgresStatements(): string[] {
       LOCK TABLE movie_search, movie_search_pending IN SHARE ROW EXCLUSIVE MODE;
       DELETE FROM movie_search_pending;
       DELETE FROM movie_search;
-      INSERT INTO movie_search (movie_id, document)
-        SELECT m.id, reelshelf_search_document(m.title, m.original_title, c.names, d.names)
-        FROM movies m
-        LEFT JOIN (SELECT pm.movie_id, string_agg(p.name, '; ' ORDER BY pm.sort_order, pm.id) AS names
-          FROM person_movie pm JOIN persons p ON p.id = pm.person_id WHERE ${CAST}
-          GROUP BY pm.movie_id) c ON c.movie_id = m.id
-        LEFT JOIN (SELECT pm.movie_id, string_agg(p.name, '; ' ORDER BY pm.sort_order, pm.id) AS names
-          FROM person_movie pm JOIN persons p ON p.id = pm.person_id WHERE ${DIRECTOR}
-          GROUP BY pm.movie_id) d ON d.movie_id = m.id;
+      INSERT INTO movie_search (movie_id, document) ${documentRows(() => 'true')};
       GET DIAGNOSTICS n = ROW_COUNT;
       RETURN n;
     END $fn$`,
