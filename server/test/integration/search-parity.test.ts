@@ -184,7 +184,14 @@ const QUERIES: [string, string[] | null][] = [
   ['봉준호', ['Parasite']],
   ['وجدة', ['Wadjda']],
   ['😀', null],
+  // Nothing typed is an error on either engine.
   ['x'.repeat(100), []],
+  ["'; DROP TABLE movies; --", []],
+  ['\u0000heat', ['Heat']],
+  ["heat' & 'x", []],
+  ['heat\\', ['Heat']],
+  ['heat:', ['Heat']],
+  ['heat:*:*', ['Heat']],
 ];
 
 /**
