@@ -128,8 +128,8 @@ function mark(select: string): string {
 }
 
 /**
- * The movie_search rows of the movies `where` selects (`m` is movies; `movie` names the credits'
- * movie column for the same filter), credits gathered per movie in one pass (PostgreSQL).
+ * The movie_search rows of the movies `where(column)` selects (called with `m.id` and with the
+ * credits' `pm.movie_id`), credits gathered per movie in one pass (PostgreSQL).
  */
 function documentRows(where: (movie: string) => string): string {
   const names = (credit: string, alias: string) =>
@@ -153,12 +153,14 @@ function documentRows(where: (movie: string) => string): string {
  *   title B, directors C, cast D (the bm25 column weights' order; see search-dialect.ts's rank).
  * - Marks, not rows, at write time, as on SQLite: statement triggers (transition tables) mark the
  *   movies a statement changed in `movie_search_pending`, and `reelshelf_sync_search()` rebuilds
- *   the marked rows before a search. Measured on an import of 10,000 movies and 110,000 credits,
- *   one statement each in one transaction (PostgreSQL 15, the 2-core test machine): 489 µs a credit
- *   without the index, 504 µs with marks (+3 %; ~3 s for the later rebuild of all 10,000 rows),
- *   2,835 µs when every statement rebuilt its movies' rows at once (+480 %, 312 s against 54 s: a
- *   movie's row is rewritten, and its ~25 words inserted into the GIN index again, at each of its
- *   11 credits).
+ *   the marked rows before a search. Measured by importing movies and their credits one statement
+ *   each in one transaction (PostgreSQL 15 on the shared 2-core test machine, so noisy; runs
+ *   interleaved): rebuilding the statement's movies' rows at once cost 4.4–4.7 ms a credit against
+ *   0.46–0.91 ms without any index triggers, and 0.52–0.59 ms with marks (1,000 movies, 11,000
+ *   credits); at 10,000 movies and 110,000 credits, 2.8 ms against 0.49 ms and 0.50 ms (312 s
+ *   against 54 s), and the first search after it rebuilds the 10,000 marked rows in ~3 s. Each
+ *   credit rewrites its movie's row, and every row version puts the movie's ~25 words into the
+ *   GIN index again; marks write one small row per movie.
  * - Concurrency (several nodes, one database): a sync takes the marks in id order (`FOR UPDATE`),
  *   deletes them and then reads the movies with a fresh snapshot, all in one transaction. A second
  *   sync waits for the first's marks and returns after it committed, so a search on any node sees
