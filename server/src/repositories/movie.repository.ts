@@ -53,7 +53,7 @@ export interface MediaFileSummaryRow {
   edition_label: string | null;
 }
 
-/** Orders of a search's results: best match (bm25 / ts_rank), sort title, newest year, newest movie. */
+/** Orders of a search's results: best match (bm25), sort title, newest year, newest movie. */
 export type SearchOrder = 'relevance' | 'title' | 'year' | 'recent';
 
 export interface SearchOptions {
@@ -138,7 +138,7 @@ export class MovieRepository {
     offset: number,
     visible: CertificationFilter | null,
   ): Promise<{ rows: MovieRow[]; total: number }> {
-    const rows = await this.searchQuery(words, { visible })
+    const rows = await this.searchQuery(words, { visible }, true)
       .selectAll('m')
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
@@ -159,8 +159,8 @@ export class MovieRepository {
     limit: number | null,
     offset: number,
   ): Promise<number[]> {
-    let query = this.searchQuery(words, options).select('m.id');
     const order = options.order ?? 'relevance';
+    let query = this.searchQuery(words, options, order === 'relevance').select('m.id');
     if (order === 'relevance') query = query.orderBy('hit.rank').orderBy('m.sort_title');
     else if (order === 'title') query = query.orderBy('m.sort_title');
     else if (order === 'year') {
@@ -176,16 +176,17 @@ export class MovieRepository {
 
   /** How many movies `words` find (with searchIds' format and binder narrowing). */
   async searchCount(words: readonly string[], options: SearchOptions): Promise<number> {
-    const row = await this.searchQuery(words, options)
+    const row = await this.searchQuery(words, options, false)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  private searchQuery(words: readonly string[], options: SearchOptions) {
+  /** The movies `words` find, narrowed as `options` say; `ranked`: whether `hit.rank` is read. */
+  private searchQuery(words: readonly string[], options: SearchOptions, ranked: boolean) {
     const { format, binder } = options;
     return this.db
-      .selectFrom(this.searchDialect.hits(words))
+      .selectFrom(this.searchDialect.hits(words, ranked))
       .innerJoin('movies as m', 'm.id', 'hit.id')
       .where(movieVisible(options.visible ?? null, 'm.certification'))
       .$if(format !== undefined, (q) =>

@@ -136,8 +136,10 @@ function documentRows(where: (movie: string) => string): string {
     `LEFT JOIN (SELECT pm.movie_id, string_agg(p.name, '; ' ORDER BY pm.sort_order, pm.id) AS names
       FROM person_movie pm JOIN persons p ON p.id = pm.person_id
       WHERE ${credit} AND ${where('pm.movie_id')} GROUP BY pm.movie_id) ${alias} ON ${alias}.movie_id = m.id`;
-  return `SELECT m.id, reelshelf_search_document(m.title, m.original_title, c.names, d.names)
-    FROM movies m ${names(CAST, 'c')} ${names(DIRECTOR, 'd')}
+  return `SELECT m.id, v.document,
+      (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.document) u)
+    FROM movies m ${names(CAST, 'c')} ${names(DIRECTOR, 'd')},
+      LATERAL (SELECT reelshelf_search_document(m.title, m.original_title, c.names, d.names) AS document) v
     WHERE ${where('m.id')}`;
 }
 
@@ -188,7 +190,9 @@ function postgresStatements(): string[] {
         || setweight(to_tsvector('reelshelf_search', reelshelf_search_words(coalesce(original_title, ''))), 'B')
         || setweight(to_tsvector('reelshelf_search', reelshelf_search_words(coalesce(cast_names, ''))), 'D')
         || setweight(to_tsvector('reelshelf_search', reelshelf_search_words(coalesce(director_names, ''))), 'C') $fn$`,
-    `CREATE TABLE movie_search (movie_id integer PRIMARY KEY, document tsvector NOT NULL)`,
+    // token_count: the row's words, all columns (FTS5's row size, bm25's document length).
+    `CREATE TABLE movie_search (
+      movie_id integer PRIMARY KEY, document tsvector NOT NULL, token_count integer NOT NULL)`,
     `CREATE INDEX movie_search_document ON movie_search USING gin (document)`,
     `CREATE TABLE movie_search_pending (movie_id integer PRIMARY KEY)`,
     // Applies the marks; false when there were none.
@@ -203,9 +207,10 @@ function postgresStatements(): string[] {
       IF ids IS NULL THEN RETURN false; END IF;
       DELETE FROM movie_search s WHERE s.movie_id = ANY (ids)
         AND NOT EXISTS (SELECT 1 FROM movies m WHERE m.id = s.movie_id);
-      INSERT INTO movie_search (movie_id, document)
+      INSERT INTO movie_search (movie_id, document, token_count)
         ${documentRows((movie) => `${movie} = ANY (ids)`)}
-        ON CONFLICT (movie_id) DO UPDATE SET document = excluded.document;
+        ON CONFLICT (movie_id) DO UPDATE
+          SET document = excluded.document, token_count = excluded.token_count;
       RETURN true;
     END $fn$`,
     `CREATE FUNCTION reelshelf_rebuild_search() RETURNS bigint LANGUAGE plpgsql AS $fn$
@@ -215,7 +220,7 @@ function postgresStatements(): string[] {
       LOCK TABLE movie_search, movie_search_pending IN SHARE ROW EXCLUSIVE MODE;
       DELETE FROM movie_search_pending;
       DELETE FROM movie_search;
-      INSERT INTO movie_search (movie_id, document) ${documentRows(() => 'true')};
+      INSERT INTO movie_search (movie_id, document, token_count) ${documentRows(() => 'true')};
       GET DIAGNOSTICS n = ROW_COUNT;
       RETURN n;
     END $fn$`,
