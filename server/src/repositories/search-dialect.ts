@@ -11,8 +11,8 @@ export interface SearchHit {
 /**
  * The one place where searching the movie index differs between the engines (docs/database.md):
  * SQLite's FTS5 table and PostgreSQL's tsvector table, both ranked by bm25, each with the marks
- * of migration 0005 applied before a search. Both take the words of domain/search-query.ts's searchTerms
- * and answer the same movies (test/integration/search-parity.test.ts).
+ * of migration 0005 applied before a search. Both take the words of domain/search-query.ts's
+ * searchTerms and answer the same movies in the same order (test/integration/search-parity.test.ts).
  */
 export interface SearchDialect {
   readonly engine: 'sqlite' | 'postgres';
