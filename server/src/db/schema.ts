@@ -302,9 +302,10 @@ export interface SubtitleSidecarsTable {
 }
 
 /**
- * Full-text index of movies (FTS5, migration 0005), rowid = movies.id. Contentless: the columns read
- * back as null; query it with `movie_search MATCH …` and `bm25(movie_search, …)`, after applying
- * the pending changes (MovieRepository.syncSearchIndex).
+ * Full-text index of movies (migration 0005). SQLite: an FTS5 table, rowid = movies.id, contentless
+ * (the columns read back as null), queried with `movie_search MATCH …` and `bm25(movie_search, …)`.
+ * PostgreSQL: `(movie_id, document tsvector)`. Both are read through repositories/search-dialect.ts
+ * only, after applying the pending changes (MovieRepository.syncSearchIndex); this type is SQLite's.
  */
 export interface MovieSearchTable {
   rowid: number;
@@ -314,12 +315,12 @@ export interface MovieSearchTable {
   director_names: string | null;
 }
 
-/** Movies whose movie_search row is out of date, marked by triggers on every write (migration 0005). */
+/** Movies whose movie_search row is out of date, marked by triggers on every write (migration 0005; both engines). */
 export interface MovieSearchPendingTable {
   movie_id: number;
 }
 
-/** A view whose INSERT trigger rebuilds the rows of the pending movies and clears the marks. */
+/** SQLite: a view whose INSERT trigger rebuilds the rows of the pending movies and clears the marks (PostgreSQL: reelshelf_sync_search()). */
 export interface MovieSearchSyncView {
   run: number;
 }

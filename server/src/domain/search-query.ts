@@ -36,5 +36,30 @@ export function searchTerms(text: string): string[] {
  */
 export function ftsMatchQuery(text: string): string | null {
   const terms = searchTerms(text);
-  return terms.length === 0 ? null : terms.map((t) => `"${t}"*`).join(' ');
+  return terms.length === 0 ? null : ftsMatchExpression(terms);
+}
+
+/** The FTS5 MATCH expression of words from searchTerms (at least one). */
+export function ftsMatchExpression(terms: readonly string[]): string {
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(' ');
+}
+
+/**
+ * The PostgreSQL `to_tsquery` text for a person's search text, or null when it holds no word: the
+ * sibling of ftsMatchQuery, with the same words. Every word is a quoted prefix lexeme
+ * (`'amel':*`), the lexemes AND-ed (`&`): a quote, `&`, `|`, `!`, `<->`, `:`, `*` or a bracket typed
+ * by a person is never tsquery syntax (searchTerms keeps only letters, digits and marks, and the
+ * quoting doubles `'` and escapes `\` anyway, so no word can close its quotes early).
+ * to_tsquery then folds each word as the index did (unaccent, lower case).
+ * @example tsQueryText('Amélie') === "'amélie':*"
+ * @example tsQueryText('tom & !hanks') === "'tom':* & 'hanks':*"
+ */
+export function tsQueryText(text: string): string | null {
+  const terms = searchTerms(text);
+  return terms.length === 0 ? null : tsQueryExpression(terms);
+}
+
+/** The to_tsquery text of words from searchTerms (at least one). */
+export function tsQueryExpression(terms: readonly string[]): string {
+  return terms.map((t) => `'${t.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`).join(' & ');
 }

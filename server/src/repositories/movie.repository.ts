@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
+import { type SearchDialect, searchDialectOf } from './search-dialect.ts';
 import { movieVisible } from './visibility.repository.ts';
 import type { BindersTable, DiscEditionsTable, MoviesTable } from '../db/schema.ts';
 
@@ -65,17 +66,13 @@ export interface SearchOptions {
   visible?: CertificationFilter | null;
 }
 
-/**
- * bm25 over movie_search's columns (title, original title, cast, directors), lower is better. A word
- * found in the title counts 50 times one found in the cast: bm25's term part for it stays above the
- * most a single cast mention can reach, for any movie up to 16 times the average indexed length (a
- * title match ranks first even in a movie with a long cast list).
- */
-const SEARCH_RANK = sql`bm25(movie_search, 50.0, 40.0, 1.0, 5.0)`;
-
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** How the movie index is searched on this database's engine (search-dialect.ts). */
+    private readonly searchDialect: SearchDialect = searchDialectOf(db),
+  ) {}
 
   async insert(row: NewMovieRow): Promise<number> {
     const res = await this.db.insertInto('movies').values(row).returning('id').executeTakeFirstOrThrow();
@@ -123,58 +120,48 @@ export class MovieRepository {
   }
 
   /**
-   * Brings movie_search up to date with the writes made since the last search (rows of the movies
-   * the triggers marked are rebuilt, in one statement); false when nothing was pending.
+   * Brings the search index up to date with the writes made since the last search (SQLite: the
+   * rows of the movies the triggers marked are rebuilt, in one statement); false when nothing was
+   * pending.
    */
   async syncSearchIndex(): Promise<boolean> {
-    const mark = await this.db
-      .selectFrom('movie_search_pending')
-      .select('movie_id')
-      .limit(1)
-      .executeTakeFirst();
-    if (mark === undefined) return false;
-    await this.db.insertInto('movie_search_sync').values({ run: 0 }).execute();
-    return true;
+    return this.searchDialect.sync(this.db);
   }
 
   /**
-   * A page of the movies an FTS5 MATCH expression finds in `movie_search` (see
-   * domain/search-query.ts), best match first, and how many it finds.
+   * A page of the movies `words` (domain/search-query.ts searchTerms, at least one) find, best
+   * match first, and how many they find.
    */
   async search(
-    match: string,
+    words: readonly string[],
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
   ): Promise<{ rows: MovieRow[]; total: number }> {
-    const rows = await this.db
-      .selectFrom('movie_search')
-      .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
+    const rows = await this.searchQuery(words, { visible }, true)
       .selectAll('m')
-      .where(sql<boolean>`movie_search match ${match}`)
-      .where(movieVisible(visible, 'm.certification'))
-      .orderBy(SEARCH_RANK)
+      .orderBy('hit.rank')
       .orderBy('m.sort_title')
       .orderBy('m.id')
       .limit(limit)
       .offset(offset)
       .execute();
-    return { rows, total: await this.searchCount(match, { visible }) };
+    return { rows, total: await this.searchCount(words, { visible }) };
   }
 
   /**
-   * The ids of the movies a MATCH expression finds, narrowed to those with a copy of a disc format or
-   * in a binder, in an order; `limit` null for all of them.
+   * The ids of the movies `words` find, narrowed to those with a copy of a disc format or in a
+   * binder, in an order; `limit` null for all of them.
    */
   async searchIds(
-    match: string,
+    words: readonly string[],
     options: SearchOptions,
     limit: number | null,
     offset: number,
   ): Promise<number[]> {
-    let query = this.searchQuery(match, options).select('m.id');
     const order = options.order ?? 'relevance';
-    if (order === 'relevance') query = query.orderBy(SEARCH_RANK).orderBy('m.sort_title');
+    let query = this.searchQuery(words, options, order === 'relevance').select('m.id');
+    if (order === 'relevance') query = query.orderBy('hit.rank').orderBy('m.sort_title');
     else if (order === 'title') query = query.orderBy('m.sort_title');
     else if (order === 'year') {
       query = query
@@ -187,20 +174,20 @@ export class MovieRepository {
     return rows.map((r) => r.id);
   }
 
-  /** How many movies a MATCH expression finds (with searchIds' format and binder narrowing). */
-  async searchCount(match: string, options: SearchOptions): Promise<number> {
-    const row = await this.searchQuery(match, options)
+  /** How many movies `words` find (with searchIds' format and binder narrowing). */
+  async searchCount(words: readonly string[], options: SearchOptions): Promise<number> {
+    const row = await this.searchQuery(words, options, false)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  private searchQuery(match: string, options: SearchOptions) {
+  /** The movies `words` find, narrowed as `options` say; `ranked`: whether `hit.rank` is read. */
+  private searchQuery(words: readonly string[], options: SearchOptions, ranked: boolean) {
     const { format, binder } = options;
     return this.db
-      .selectFrom('movie_search')
-      .innerJoin('movies as m', 'm.id', 'movie_search.rowid')
-      .where(sql<boolean>`movie_search match ${match}`)
+      .selectFrom(this.searchDialect.hits(words, ranked))
+      .innerJoin('movies as m', 'm.id', 'hit.id')
       .where(movieVisible(options.visible ?? null, 'm.certification'))
       .$if(format !== undefined, (q) =>
         q.where(({ exists, selectFrom }) =>

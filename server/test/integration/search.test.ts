@@ -1,12 +1,16 @@
-// Search through the FTS5 index (migration 0005): GET /api/movies?q= and the /library page's search.
+// Search through the index (migration 0005: FTS5 on SQLite, a tsvector on PostgreSQL): GET /api/movies?q= and the /library page's search.
 // Credits arrive the ways they do in production: TMDb enrichment (a fake TMDb), a JSON import, and
 // rows written straight into the tables (the triggers keep the index whoever writes).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import type { ImportResult, MovieDetail, MovieList } from '@reelshelf/contract';
 import { startFakeProviders, type FakeProviders } from '../fakes/index.ts';
-import { sqliteHandleOf } from '../../src/db/database.ts';
+import { openDatabase, sqliteHandleOf } from '../../src/db/database.ts';
+import { searchTerms } from '../../src/domain/search-query.ts';
+import { MovieRepository } from '../../src/repositories/movie.repository.ts';
+import { testEngine } from '../helpers/test-database.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const HTML = { accept: 'text/html' };
@@ -214,37 +218,110 @@ describe('search over HTTP', () => {
     assert.deepEqual(await titles('ursula'), []);
   });
 
-  it('follows writes from another process, and searches on when that one holds the write lock', async () => {
-    const other = new BetterSqlite3(t.config.databaseUrl.replace(/^sqlite:/, ''));
-    const server = sqliteHandleOf(t.server.database);
-    const timeout = server.pragma('busy_timeout', { simple: true }) as number;
-    try {
-      other.pragma('busy_timeout = 5000');
-      const insert = other.prepare(
-        "INSERT INTO movies (title, sort_title, normalized_title, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')",
-      );
-      insert.run('Gnu Tidings', 'gnu tidings', 'gnu tidings');
-      assert.deepEqual(await titles('gnu'), ['Gnu Tidings'], 'a write by another connection');
-      insert.run('Gnu Returns', 'gnu returns', 'gnu returns');
-      // The other process holds the write lock: the search goes on with the index as it was.
-      server.pragma('busy_timeout = 50');
-      other.exec('BEGIN IMMEDIATE');
-      assert.deepEqual(await titles('gnu'), ['Gnu Tidings']);
-      other.exec('COMMIT');
-      server.pragma(`busy_timeout = ${timeout}`);
-      assert.deepEqual(await titles('gnu'), ['Gnu Returns', 'Gnu Tidings']);
-      other.prepare('DELETE FROM movies WHERE title LIKE ?').run('Gnu %');
-      assert.deepEqual(await titles('gnu'), []);
-      assert.equal(
-        other.prepare('SELECT count(*) FROM movie_search_pending').pluck().get(),
-        0,
-        'every mark applied',
-      );
-    } finally {
-      server.pragma(`busy_timeout = ${timeout}`);
-      other.close();
-    }
-  });
+  it(
+    'follows writes from another process, and searches on when that one holds the write lock',
+    { skip: testEngine !== 'sqlite' && 'SQLite only (PostgreSQL: the next case)' },
+    async () => {
+      const other = new BetterSqlite3(t.config.databaseUrl.replace(/^sqlite:/, ''));
+      const server = sqliteHandleOf(t.server.database);
+      const timeout = server.pragma('busy_timeout', { simple: true }) as number;
+      try {
+        other.pragma('busy_timeout = 5000');
+        const insert = other.prepare(
+          "INSERT INTO movies (title, sort_title, normalized_title, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')",
+        );
+        insert.run('Gnu Tidings', 'gnu tidings', 'gnu tidings');
+        assert.deepEqual(await titles('gnu'), ['Gnu Tidings'], 'a write by another connection');
+        insert.run('Gnu Returns', 'gnu returns', 'gnu returns');
+        // The other process holds the write lock: the search goes on with the index as it was.
+        server.pragma('busy_timeout = 50');
+        other.exec('BEGIN IMMEDIATE');
+        assert.deepEqual(await titles('gnu'), ['Gnu Tidings']);
+        other.exec('COMMIT');
+        server.pragma(`busy_timeout = ${timeout}`);
+        assert.deepEqual(await titles('gnu'), ['Gnu Returns', 'Gnu Tidings']);
+        other.prepare('DELETE FROM movies WHERE title LIKE ?').run('Gnu %');
+        assert.deepEqual(await titles('gnu'), []);
+        assert.equal(
+          other.prepare('SELECT count(*) FROM movie_search_pending').pluck().get(),
+          0,
+          'every mark applied',
+        );
+      } finally {
+        server.pragma(`busy_timeout = ${timeout}`);
+        other.close();
+      }
+    },
+  );
+
+  it(
+    'follows writes from another connection at once, also while another node applies them',
+    { skip: testEngine !== 'postgres' && 'PostgreSQL only (SQLite: the case above)' },
+    async () => {
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      // A second node on the same database: its own pool, its own searches.
+      const node = await openDatabase(t.config.databaseUrl, { pool: 2 });
+      const nodeMovies = new MovieRepository(node.db);
+      const nodeTitles = async (q: string) => {
+        await nodeMovies.syncSearchIndex();
+        const { rows } = await nodeMovies.search(searchTerms(q), 50, 0, null);
+        return rows.map((m) => m.title);
+      };
+      const insert = async (title: string): Promise<number> => {
+        const { rows } = await other.query<{ id: number }>(
+          "INSERT INTO movies (title, sort_title, normalized_title, created_at, updated_at) VALUES ($1, $2, $2, 'x', 'x') RETURNING id",
+          [title, title.toLowerCase()],
+        );
+        return rows[0]?.id ?? 0;
+      };
+      try {
+        const gnu = await insert('Gnu Tidings');
+        assert.deepEqual(await titles('gnu'), ['Gnu Tidings'], 'a write by another connection');
+        const { rows } = await other.query<{ id: number }>(
+          "INSERT INTO persons (name) VALUES ('Wilma Wildebeest') RETURNING id",
+        );
+        await other.query(
+          "INSERT INTO person_movie (person_id, movie_id, role, sort_order) VALUES ($1, $2, 'cast', 0)",
+          [rows[0]?.id, gnu],
+        );
+        assert.deepEqual(await titles('wildebeest'), ['Gnu Tidings'], 'a credit');
+        await other.query("UPDATE persons SET name = 'Wanda Wildcat' WHERE id = $1", [rows[0]?.id]);
+        assert.deepEqual(await titles('wildebeest'), [], 'a rename: the old name');
+        assert.deepEqual(await titles('wildcat'), ['Gnu Tidings'], 'a rename: the new name');
+
+        // Uncommitted, it is not found; committed, at once.
+        await other.query('BEGIN');
+        await insert('Gnu Returns');
+        assert.deepEqual(await titles('gnu'), ['Gnu Tidings']);
+        await other.query('COMMIT');
+        assert.deepEqual(await titles('gnu'), ['Gnu Returns', 'Gnu Tidings']);
+
+        // Two nodes searching at once after each write both see it, whichever applies the marks.
+        for (let i = 0; i < 10; i++) {
+          await insert(`Gnu Sequel ${i}`);
+          const [here, there] = await Promise.all([titles('gnu sequel'), nodeTitles('gnu sequel')]);
+          assert.equal(here.length, i + 1, `this node, write ${i}`);
+          assert.equal(there.length, i + 1, `the other node, write ${i}`);
+        }
+
+        await other.query("DELETE FROM movies WHERE title LIKE 'Gnu %'");
+        assert.deepEqual(await titles('gnu'), []);
+        assert.deepEqual(await nodeTitles('wildcat'), []);
+        const pending = await other.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM movie_search_pending',
+        );
+        assert.equal(pending.rows[0]?.n, 0, 'every mark applied');
+        const rowsLeft = await other.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM movie_search s WHERE NOT EXISTS (SELECT 1 FROM movies m WHERE m.id = s.movie_id)',
+        );
+        assert.equal(rowsLeft.rows[0]?.n, 0, 'the rows of deleted movies went');
+      } finally {
+        await other.end();
+        await node.close();
+      }
+    },
+  );
 
   it('re-enriching a movie replaces its people in the index', async () => {
     const inception = ids.inception ?? 0;

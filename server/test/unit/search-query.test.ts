@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { ftsMatchQuery, MAX_SEARCH_TERMS, searchTerms } from '../../src/domain/search-query.ts';
+import {
+  ftsMatchExpression,
+  ftsMatchQuery,
+  MAX_SEARCH_TERMS,
+  searchTerms,
+  tsQueryExpression,
+  tsQueryText,
+} from '../../src/domain/search-query.ts';
 
 describe('ftsMatchQuery: what a person types → an FTS5 MATCH expression', () => {
   const cases: [string, string | null][] = [
@@ -80,5 +87,54 @@ describe('ftsMatchQuery: what a person types → an FTS5 MATCH expression', () =
     assert.deepEqual(find.all(ftsMatchQuery('ac/dc') ?? ''), [1]);
     assert.deepEqual(find.all(ftsMatchQuery('angus') ?? ''), [1]);
     db.close();
+  });
+});
+
+describe('tsQueryText: what a person types → PostgreSQL to_tsquery text (the same words)', () => {
+  const cases: [string, string | null][] = [
+    ['amelie', "'amelie':*"],
+    ['Amélie', "'amélie':*"],
+    ['Ame\u0301lie', "'amélie':*"],
+    ['  Léon   the  Professional ', "'léon':* & 'the':* & 'professional':*"],
+    ['amel*', "'amel':*"],
+    ['AC/DC', "'ac':* & 'dc':*"],
+    ["d'Amélie", "'d':* & 'amélie':*"],
+    ["rock 'n' roll", "'rock':* & 'n':* & 'roll':*"],
+    ['tom & !hanks', "'tom':* & 'hanks':*"],
+    ['a | b', "'a':* & 'b':*"],
+    ['heat <-> pacino', "'heat':* & 'pacino':*"],
+    ['heat:*A', "'heat':* & 'a':*"],
+    ['(paren) -minus', "'paren':* & 'minus':*"],
+    ['\\back\\slash', "'back':* & 'slash':*"],
+    ['"quoted', "'quoted':*"],
+    ['tom NOT hanks', "'tom':* & 'not':* & 'hanks':*"],
+    ['Se7en 2049', "'se7en':* & '2049':*"],
+    ['千と千尋', "'千と千尋':*"],
+    ['Крёстный отец', "'крёстный':* & 'отец':*"],
+    ['heat heat HEAT', "'heat':*"],
+    ['', null],
+    ['   ', null],
+    ["'", null],
+    ["''", null],
+    ['- : * " ( ) ^ + / \\ ; , & | ! < >', null],
+  ];
+  for (const [input, expected] of cases) {
+    it(`${JSON.stringify(input)} → ${expected ?? 'null (list instead)'}`, () => {
+      assert.equal(tsQueryText(input), expected);
+    });
+  }
+
+  it('has the same words as the FTS5 expression, in the same order', () => {
+    for (const input of ['Léon the Professional', 'AC/DC: Let There Be Rock', "O'Brien", '千と千尋 の']) {
+      const terms = searchTerms(input);
+      assert.equal(ftsMatchQuery(input), ftsMatchExpression(terms));
+      assert.equal(tsQueryText(input), tsQueryExpression(terms));
+    }
+  });
+
+  it('quotes every word so that no character of it can end the quotes (words from elsewhere too)', () => {
+    assert.equal(tsQueryExpression(["it's"]), "'it''s':*");
+    assert.equal(tsQueryExpression(['a\\b']), "'a\\\\b':*");
+    assert.equal(ftsMatchExpression(['say "hi"']), '"say ""hi"""*');
   });
 });

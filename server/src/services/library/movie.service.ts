@@ -12,7 +12,7 @@ import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { canonicalCertification, certificationNames } from '../../domain/people/ratings.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
-import { ftsMatchQuery } from '../../domain/search-query.ts';
+import { searchTerms } from '../../domain/search-query.ts';
 import { normalizeTitle, sortTitle } from '../../domain/titles.ts';
 import { AppError, notFound } from '../../errors.ts';
 import {
@@ -137,13 +137,13 @@ export class MovieService {
     offset: number,
     visible: CertificationFilter | null,
   ): Promise<MovieList> {
-    const match = ftsMatchQuery(query ?? '');
+    const words = searchTerms(query ?? '');
     const repo = this.movies;
-    if (match !== null) await syncSearchIndex(repo);
+    if (words.length > 0) await syncSearchIndex(repo);
     const { rows, total } =
-      match === null
+      words.length === 0
         ? await repo.list(limit, offset, visible)
-        : await repo.search(match, limit, offset, visible);
+        : await repo.search(words, limit, offset, visible);
     return { items: rows.map(toSummary), total };
   }
 
@@ -158,24 +158,24 @@ export class MovieService {
     pageSize: number,
     page: number,
   ): Promise<{ ids: number[]; matched: number; page: number } | null> {
-    const match = ftsMatchQuery(text);
-    if (match === null) return null;
+    const words = searchTerms(text);
+    if (words.length === 0) return null;
     const repo = this.movies;
     await syncSearchIndex(repo);
-    const matched = await repo.searchCount(match, options);
+    const matched = await repo.searchCount(words, options);
     const last = Math.max(1, Math.ceil(matched / pageSize));
     const shown = Math.min(Math.max(1, page), last);
-    const ids = matched === 0 ? [] : await repo.searchIds(match, options, pageSize, (shown - 1) * pageSize);
+    const ids = matched === 0 ? [] : await repo.searchIds(words, options, pageSize, (shown - 1) * pageSize);
     return { ids, matched, page: shown };
   }
 
   /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
   async searchAll(text: string, options: SearchOptions): Promise<number[] | null> {
-    const match = ftsMatchQuery(text);
-    if (match === null) return null;
+    const words = searchTerms(text);
+    if (words.length === 0) return null;
     const repo = this.movies;
     await syncSearchIndex(repo);
-    return repo.searchIds(match, options, null, 0);
+    return repo.searchIds(words, options, null, 0);
   }
 
   /** The disc formats and binders of every copy, and how many items /library lists to a person with `visible`. */

@@ -1,0 +1,106 @@
+import { type AliasedRawBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { ftsMatchExpression, tsQueryExpression } from '../domain/search-query.ts';
+
+/** A movie a search finds, and how well: lower `rank` is a better match. */
+export interface SearchHit {
+  id: number;
+  rank: number;
+}
+
+/**
+ * The one place where searching the movie index differs between the engines (docs/database.md):
+ * SQLite's FTS5 table and PostgreSQL's tsvector table, both ranked by bm25, each with the marks
+ * of migration 0005 applied before a search. Both take the words of domain/search-query.ts's
+ * searchTerms and answer the same movies in the same order (test/integration/search-parity.test.ts).
+ */
+export interface SearchDialect {
+  readonly engine: 'sqlite' | 'postgres';
+  /**
+   * Brings the index up to date with the writes made since the last search (the rows of the movies
+   * the triggers marked are rebuilt, in one statement); false when nothing was pending.
+   */
+  sync(db: Kysely<Database>): Promise<boolean>;
+  /**
+   * The movies `words` (at least one) find, as a from-item `hit` of SearchHit rows; `ranked` false
+   * when the rank is not read (counts, other orders): it is then 0, and not computed.
+   */
+  hits(words: readonly string[], ranked: boolean): AliasedRawBuilder<SearchHit, 'hit'>;
+}
+
+/**
+ * bm25 over movie_search's columns (title, original title, cast, directors), lower is better. A word
+ * found in the title counts 50 times one found in the cast: bm25's term part for it stays above the
+ * most a single cast mention can reach, for any movie up to 16 times the average indexed length (a
+ * title match ranks first even in a movie with a long cast list).
+ */
+export const sqliteSearch: SearchDialect = {
+  engine: 'sqlite',
+  async sync(db) {
+    const mark = await db.selectFrom('movie_search_pending').select('movie_id').limit(1).executeTakeFirst();
+    if (mark === undefined) return false;
+    await db.insertInto('movie_search_sync').values({ run: 0 }).execute();
+    return true;
+  },
+  hits(words, ranked) {
+    const rank = ranked ? sql`bm25(movie_search, 50.0, 40.0, 1.0, 5.0)` : sql`0.0`;
+    return sql<SearchHit>`(SELECT rowid AS id, ${rank} AS rank
+      FROM movie_search WHERE movie_search MATCH ${ftsMatchExpression(words)})`.as('hit');
+  },
+};
+
+/**
+ * FTS5's bm25 (sqlite.org/fts5.html#the_bm25_function; fts5_aux.c), computed on the tsvector, so
+ * the order is SQLite's: for each word i, idf(i) = ln((N − n(i) + 0.5) / (n(i) + 0.5)) (at least
+ * 1e-6) over the N rows and the n(i) rows it finds; f(i) = the weighted count of its hits in the
+ * row (a word starting with it, each counted with its column's weight: title 50, original title 40,
+ * directors 5, cast 1, as the tsvector weights A, B, C, D record); the row's length D and the mean
+ * length avgdl in words; k1 = 1.2, b = 0.75; rank = −Σ idf(i)·f(i)·(k1 + 1) / (f(i) + k1·(1 − b +
+ * b·D / avgdl)), lower is better. In float8 throughout, as SQLite computes it in double.
+ */
+const POSTGRES_BM25 = (words: readonly string[]) => sql<SearchHit>`(
+  WITH totals AS MATERIALIZED (
+    SELECT count(*)::float8 AS rows, coalesce(sum(token_count), 0)::float8 AS tokens FROM movie_search),
+  terms AS MATERIALIZED (
+    SELECT t.ord,
+      (SELECT u.lexeme FROM unnest(to_tsvector('reelshelf_search', reelshelf_search_words(t.word))) u
+        ORDER BY u.positions[1] LIMIT 1) AS lexeme,
+      (SELECT count(*)::float8 FROM movie_search s
+        WHERE s.document @@ to_tsquery('reelshelf_search', t.query)) AS found
+    FROM unnest(${[...words]}::text[], ${words.map((w) => tsQueryExpression([w]))}::text[])
+      WITH ORDINALITY AS t(word, query, ord)),
+  idf AS MATERIALIZED (
+    SELECT terms.lexeme,
+      greatest(ln((totals.rows - terms.found + 0.5) / (terms.found + 0.5)), 0)::float8 AS raw
+    FROM terms, totals)
+  SELECT s.movie_id AS id, -(
+      SELECT sum(CASE WHEN idf.raw <= 0 THEN 1e-6 ELSE idf.raw END * (f.freq * 2.2)
+        / (f.freq + 1.2 * (0.25 + 0.75 * s.token_count / (totals.tokens / totals.rows))))
+      FROM idf, LATERAL (
+        SELECT coalesce(sum(CASE w WHEN 'A' THEN 50.0 WHEN 'B' THEN 40.0 WHEN 'C' THEN 5.0 ELSE 1.0 END), 0)::float8 AS freq
+        FROM unnest(s.document) u, unnest(u.weights) w
+        WHERE starts_with(u.lexeme, idf.lexeme)) f
+    )::float8 AS rank
+  FROM movie_search s, totals
+  WHERE s.document @@ to_tsquery('reelshelf_search', ${tsQueryExpression(words)})
+)`;
+
+export const postgresSearch: SearchDialect = {
+  engine: 'postgres',
+  async sync(db) {
+    const mark = await db.selectFrom('movie_search_pending').select('movie_id').limit(1).executeTakeFirst();
+    if (mark === undefined) return false;
+    const { rows } = await sql<{ synced: boolean }>`SELECT reelshelf_sync_search() AS synced`.execute(db);
+    return rows[0]?.synced === true;
+  },
+  hits(words, ranked) {
+    if (ranked) return POSTGRES_BM25(words).as('hit');
+    return sql<SearchHit>`(SELECT movie_id AS id, 0.0::float8 AS rank FROM movie_search
+      WHERE document @@ to_tsquery('reelshelf_search', ${tsQueryExpression(words)}))`.as('hit');
+  },
+};
+
+/** The dialect of the engine behind a Kysely instance (a transaction's too). */
+export function searchDialectOf(db: Kysely<Database>): SearchDialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? postgresSearch : sqliteSearch;
+}
