@@ -12,6 +12,7 @@ import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
+import { pidAlive } from '../adapters/local-processes.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
@@ -219,7 +220,14 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
     deps.tools.ffprobe.available,
   );
-  const jobs = new JobRunner(deps.db, deps.clock);
+  const jobs = new JobRunner(deps.db, deps.clock, {
+    engine: fileWrites?.engine ?? 'sqlite',
+    ...(fileWrites === undefined ? {} : { feed: fileWrites }),
+    // SQLite has one node: a job its restart interrupted ends "interrupted" (docs/api.md); on
+    // PostgreSQL another node goes on with it (docs/cluster.md).
+    maxAttempts: fileWrites?.engine === 'postgres' ? 3 : 1,
+    pidAlive,
+  });
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
     clock: deps.clock,
@@ -304,6 +312,8 @@ export function buildServices(deps: ServiceDeps): Services {
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
+  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health).
+  jobs.reportLoad(() => ({ conversions: { in_use: slots.inUse, limit: deps.config.maxConversions } }));
   const playbackCache = new PlaybackCache({
     usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
