@@ -10,6 +10,7 @@ import { jobProgress, jobView } from '../domain/job-progress.ts';
 import {
   DEFAULT_LEASE_TIMINGS,
   INTERRUPTED,
+  JobLeaseLostError,
   type LeaseTimings,
   type NodeRole,
   claimsJobs,
@@ -81,11 +82,6 @@ export interface JobRunnerOptions {
 /** Raised by a handler (or by the runner on abort) to end a job as cancelled. */
 export class JobCancelledError extends Error {
   override name = 'JobCancelledError';
-}
-
-/** A write of a job was refused: another node holds it under a newer epoch. */
-export class JobLeaseLostError extends Error {
-  override name = 'JobLeaseLostError';
 }
 
 /** The abort reason used at shutdown: the job is given back (queued again or failed "interrupted"). */
@@ -717,4 +713,4 @@ function copyView(v: JobView): JobView {
   return { ...v, progress: { ...v.progress } };
 }
 
-export { INTERRUPTED };
+export { INTERRUPTED, JobLeaseLostError };

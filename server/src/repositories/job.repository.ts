@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { JobsTable } from '../db/schema.ts';
+import { JobLeaseLostError } from '../domain/jobs/cluster-jobs.ts';
 
 export type JobRow = Selectable<JobsTable>;
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -140,6 +141,26 @@ export class JobRepository {
       .where('status', '=', 'running')
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * Inside a transaction that makes a job's result permanent (a scan's commit): throws
+   * JobLeaseLostError unless the writer still holds the job, and (PostgreSQL) locks its row until the
+   * commit, so no take-over can come between the check and the commit.
+   */
+  async assertHeld(job: Fence): Promise<void> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({ epoch: eb.ref('epoch') }))
+      .where('id', '=', job.id)
+      .where('epoch', '=', job.epoch)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (res.numUpdatedRows === 0n) {
+      throw new JobLeaseLostError(
+        `job ${job.id}: epoch ${job.epoch} no longer holds it (another node took it over)`,
+      );
+    }
   }
 
   /** Puts a held job back in the queue for any node (fenced). */

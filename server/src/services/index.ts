@@ -12,6 +12,7 @@ import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
+import { JobRepository } from '../repositories/job.repository.ts';
 import { pidAlive } from '../adapters/local-processes.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
@@ -41,6 +42,7 @@ import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
 import type { ImportExportService } from './import/import-export.service.ts';
 import { buildImportExport } from './import/import-export-wiring.ts';
 import { JobService } from './system/job.service.ts';
+import { NodeStatusService } from './system/node-status.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
@@ -107,6 +109,8 @@ export interface Services {
   jobs: JobRunner;
   /** What the jobs routes read. */
   jobViews: JobService;
+  /** The nodes sharing the database (health, the people page). */
+  nodes: NodeStatusService;
   roots: LibraryRootService;
   scans: ScanService;
   /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
@@ -263,6 +267,7 @@ export function buildServices(deps: ServiceDeps): Services {
       mediaFiles: new MediaFileRepository(trx),
       roots: new LibraryRootRepository(trx),
       sidecars: new SubtitleSidecarRepository(trx),
+      jobs: new JobRepository(trx),
     })),
     jobs,
     fs,
@@ -464,6 +469,7 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     jobs,
     jobViews: new JobService(jobs),
+    nodes: new NodeStatusService(jobs, deps.clock),
     roots,
     scans,
     rootWatch,

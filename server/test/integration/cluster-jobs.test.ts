@@ -83,6 +83,34 @@ describe('jobs shared by several nodes on one database', { timeout: 120_000 }, (
     for (const c of claims) if (c !== undefined) assert.equal(c.epoch, 1);
   });
 
+  it('a commit fenced by the job row lands only for the epoch that holds the job', async () => {
+    const repo = new JobRepository(db.db, db.engine);
+    const now = new Date().toISOString();
+    await repo.insertQueued({ kind: 'commit', dedupe_key: null, payload_json: '{}', created_at: now });
+    const claimed = await repo.claimNext(['commit'], 'zombie', Date.now() - 1, now);
+    assert.ok(claimed !== undefined);
+    const taken = await repo.takeOver(claimed, 'successor', Date.now() + 5000);
+    assert.equal(taken?.epoch, claimed.epoch + 1);
+    // The zombie's commit: its fence check fails inside the transaction, so its write is rolled back.
+    await assert.rejects(
+      db.db.transaction().execute(async (trx) => {
+        await trx.insertInto('settings').values({ key: 'zombie-commit', value: '1' }).execute();
+        await new JobRepository(trx, db.engine).assertHeld(claimed);
+      }),
+      JobLeaseLostError,
+    );
+    const leaked = await db.db
+      .selectFrom('settings')
+      .select('key')
+      .where('key', '=', 'zombie-commit')
+      .execute();
+    assert.deepEqual(leaked, [], 'nothing of the zombie’s transaction landed');
+    assert.equal(await repo.setProgress(claimed, 5, 10), false, 'its progress is refused');
+    assert.equal(await repo.finish(claimed, 'succeeded', null, null, now), false, 'its end is refused');
+    assert.equal(await repo.setProgress({ id: claimed.id, epoch: taken?.epoch ?? 0 }, 5, 10), true);
+    await new JobRepository(db.db, db.engine).assertHeld({ id: claimed.id, epoch: taken?.epoch ?? 0 });
+  });
+
   it('two nodes run a queue of jobs between them, each job once', async () => {
     const a = node('disjoint-a');
     const b = node('disjoint-b');

@@ -2,6 +2,11 @@
 // owner counts as gone, what becomes of a job taken from a gone owner, and which writes are fenced.
 // Pure: times are epoch ms, liveness of a local pid is asked by the caller.
 
+/** A write of a job was refused: another node holds it under a newer epoch (or it ended). */
+export class JobLeaseLostError extends Error {
+  override name = 'JobLeaseLostError';
+}
+
 export type NodeRole = 'all' | 'api' | 'worker';
 
 export const NODE_ROLES: readonly NodeRole[] = ['all', 'api', 'worker'];
