@@ -471,6 +471,11 @@ export class JobRunner {
     if (entry !== undefined) entry.running += 1;
     try {
       await this.runHeld(row, held, run);
+    } catch (err) {
+      // The database failed under the runner itself (not the handler): the end is written if it can
+      // be; if not, the lease runs out and a node takes the job over. Never an unhandled rejection.
+      const message = err instanceof Error ? err.message : String(err);
+      await this.repo.finish(held.fence, 'failed', undefined, message, isoNow(this.clock)).catch(() => false);
     } finally {
       if (entry !== undefined) entry.running -= 1;
       if (this.held.get(row.id) === held) this.held.delete(row.id);
