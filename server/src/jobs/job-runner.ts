@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import { type Clock, isoNow } from '../adapters/clock.ts';
+import { pidAlive } from '../adapters/local-processes.ts';
 import type { Db } from '../db/database.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import type { JobKindName, JobProgress, JobView } from '@reelshelf/contract';
@@ -161,6 +162,20 @@ export class JobRunner {
     this.timings = { ...DEFAULT_LEASE_TIMINGS, ...options.timings };
     this.repo = new JobRepository(db, options.engine);
     this.nodes = new NodeRepository(db);
+  }
+
+  /**
+   * The runner of a database: SQLite has one node, so a job its restart interrupted ends
+   * "interrupted" (docs/api.md); on PostgreSQL another node goes on with it (docs/cluster.md).
+   */
+  static onDatabase(db: Db, clock: Clock, feed: ChangeFeed | undefined): JobRunner {
+    const engine = feed?.engine ?? 'sqlite';
+    return new JobRunner(db, clock, {
+      engine,
+      ...(feed === undefined ? {} : { feed }),
+      maxAttempts: engine === 'postgres' ? 3 : 1,
+      pidAlive,
+    });
   }
 
   register<P>(name: string, kind: JobKind<P>): void {

@@ -13,7 +13,6 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { JobRepository } from '../repositories/job.repository.ts';
-import { pidAlive } from '../adapters/local-processes.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
@@ -224,14 +223,7 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
     deps.tools.ffprobe.available,
   );
-  const jobs = new JobRunner(deps.db, deps.clock, {
-    engine: fileWrites?.engine ?? 'sqlite',
-    ...(fileWrites === undefined ? {} : { feed: fileWrites }),
-    // SQLite has one node: a job its restart interrupted ends "interrupted" (docs/api.md); on
-    // PostgreSQL another node goes on with it (docs/cluster.md).
-    maxAttempts: fileWrites?.engine === 'postgres' ? 3 : 1,
-    pidAlive,
-  });
+  const jobs = JobRunner.onDatabase(deps.db, deps.clock, fileWrites);
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
     clock: deps.clock,
