@@ -106,7 +106,12 @@ describe(
     }
 
     async function node(dir: string, role: 'all' | 'api' | 'worker'): Promise<ServerProcess> {
-      const s = await startServerProcess(dir, { REELSHELF_API_TOKEN: TOKEN, REELSHELF_NODE_ROLE: role });
+      const s = await startServerProcess(dir, {
+        REELSHELF_API_TOKEN: TOKEN,
+        REELSHELF_NODE_ROLE: role,
+        // Scans only when the test starts them (a watcher's rescan would be a second scan job).
+        REELSHELF_WATCH: 'off',
+      });
       started.push(s);
       return s;
     }
