@@ -101,6 +101,27 @@ export interface HealthResponse {
   ffprobe: { available: boolean; version: string | null };
   transcode_available: boolean;
   warnings: string[];
+  /** The live nodes of this library's database, oldest first (docs/cluster.md "Nodes"). */
+  nodes: NodeView[];
+}
+
+/** One server process sharing the library's database, as GET /api/health and the people page list it. */
+export interface NodeView {
+  id: string;
+  /** `all` serves and runs jobs, `api` only enqueues, `worker` runs jobs (REELSHELF_NODE_ROLE). */
+  role: 'all' | 'api' | 'worker';
+  /** Its machine and process id: said only to an admin (null otherwise). */
+  host: string | null;
+  pid: number | null;
+  version: string;
+  started_at: string;
+  /** Its last heartbeat, and how long before this answer that was (a node silent for 5 s is dropped). */
+  heartbeat_at: string;
+  heartbeat_age_ms: number;
+  /** Jobs it runs now, by kind, and its conversion slots (REELSHELF_MAX_CONVERSIONS). */
+  load: { jobs: Record<string, number>; conversions: { in_use: number; limit: number } };
+  /** True for the node that answered. */
+  self: boolean;
 }
 
 /** A folder the scanner walks (GET/POST /api/library-roots). */

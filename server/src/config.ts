@@ -3,6 +3,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { normaliseAccelPrefix } from './domain/accel-redirect.ts';
+import { NODE_ROLES, type NodeRole } from './domain/jobs/cluster-jobs.ts';
 import { personName } from './domain/people/accounts.ts';
 import { CERTIFICATION_COUNTRIES } from './domain/people/ratings.ts';
 
@@ -15,6 +16,11 @@ export interface Config {
   databaseUrl: string;
   /** REELSHELF_DATABASE_POOL: connections this process may hold to PostgreSQL (its pool's max). */
   databasePool: number;
+  /**
+   * REELSHELF_NODE_ROLE (docs/cluster.md): `all` serves and runs jobs, `api` serves and only
+   * enqueues, `worker` runs jobs (and serves too: health, and what a load balancer sends it).
+   */
+  nodeRole: NodeRole;
   /** Admin bearer token from the environment; when null one is generated and kept in the data dir. */
   apiToken: string | null;
   playbackPolicy: 'adaptive' | 'strict';
@@ -341,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     dlnaName: dlnaName(env),
     dlnaSsdpPort: portOrOff(env, 'REELSHELF_DLNA_SSDP_PORT', 1900),
     trickplay: oneOf(env, 'REELSHELF_TRICKPLAY', 'on', ['on', 'off'] as const) === 'on',
+    nodeRole: oneOf(env, 'REELSHELF_NODE_ROLE', 'all', NODE_ROLES),
     trickplayMode: oneOf(env, 'REELSHELF_TRICKPLAY_MODE', 'keyframes', ['keyframes', 'accurate'] as const),
   };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from './adapters/clock.ts';
 import { detectMediaTools, type MediaToolsInfo } from './adapters/media-tools.ts';
-import { ProcessLock } from './adapters/process-lock.ts';
+import { localHostName } from './adapters/local-processes.ts';
 import { SecretStore } from './adapters/secret-store.ts';
 import { ServerSecretRepository } from './repositories/server-secret.repository.ts';
 import { SharedSecrets } from './services/system/shared-secrets.ts';
@@ -101,13 +101,19 @@ export async function createServer(
     ...(overrides.hlsSlowWarningMs === undefined ? {} : { hlsSlowWarningMs: overrides.hlsSlowWarningMs }),
     ...(overrides.watchTimings === undefined ? {} : { watchTimings: overrides.watchTimings }),
   });
-  // Jobs a dead process left running are failed and cleaned up, unless a live process owns them.
-  const lock = new ProcessLock(config.dataDir);
-  const ownsJobs = lock.acquire();
-  if (ownsJobs) await services.jobs.recover();
+  // This process joins the nodes of its database (docs/cluster.md): jobs a gone node held are taken
+  // over first (at once when it was a process of this host, e.g. this server before a crash).
+  await services.jobs.start({
+    id: randomUUID(),
+    role: config.nodeRole,
+    host: localHostName(),
+    pid: process.pid,
+    version: CONTRACT_VERSION,
+  });
   await services.artifacts.load();
-  // Seek thumbnails no row names (a crash, files removed while stopped) go from the data dir.
-  if (ownsJobs) await services.trickplayJobs.sweep();
+  // Seek thumbnails no row names (a crash, files removed while stopped) go from the data dir, when no
+  // other node (the server while the CLI runs, another node on a shared data dir) may be making one.
+  if (await services.jobs.alone()) await services.trickplayJobs.sweep();
   const app = buildHttpApp(services, {
     apiToken,
     logLevel: config.logLevel,
@@ -226,7 +232,6 @@ export async function createServer(
         // Uses of sessions and keys are written after their requests answered: written before closing.
         await Promise.all([services.sessions.settle(), services.keys.settle()]);
         await database.close();
-        lock.release();
       })();
       return closing;
     },

@@ -18,6 +18,12 @@ export interface ChangeFeed {
   /** Calls `listener` after every write that may change who a request is. */
   subscribePeople(listener: () => void): void;
   /**
+   * Calls `listener` when a job may have been queued, cancelled or ended by any node (PostgreSQL:
+   * the jobs trigger's NOTIFY; SQLite: never — the runner wakes itself and polls); returns the
+   * unsubscribe. A hint to look now, never the only way a job is found (runners also poll).
+   */
+  subscribeJobs(listener: () => void): () => void;
+  /**
    * A number that moves when writes may have been missed (another SQLite process committed; the
    * PostgreSQL listener lost its connection): anything may have changed.
    */

@@ -6,6 +6,8 @@ import { PEOPLE_TABLES, USE_COLUMNS } from './people-writes.ts';
 export const LISTING_CHANNEL = 'reelshelf_listing';
 /** NOTIFY channel of writes that may change who a request is (payload: the table). */
 export const PEOPLE_CHANNEL = 'reelshelf_people';
+/** NOTIFY channel of job enqueues, cancels and ends (the trigger of migration 0009; no payload). */
+export const JOBS_CHANNEL = 'reelshelf_jobs';
 
 /** Below PostgreSQL's 8000-byte payload limit; a longer change is announced as "everything". */
 const MAX_PAYLOAD = 7900;

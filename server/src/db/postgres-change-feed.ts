@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ListingChange } from '../domain/library-listing/changes.ts';
 import type { ChangeFeed } from './change-feed.ts';
-import { LISTING_CHANNEL, PEOPLE_CHANNEL } from './postgres-change-capture.ts';
+import { JOBS_CHANNEL, LISTING_CHANNEL, PEOPLE_CHANNEL } from './postgres-change-capture.ts';
 
 /** How long a barrier may take before the feed counts its connection as lost. */
 const BARRIER_TIMEOUT_MS = 5_000;
@@ -48,6 +48,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   readonly engine = 'postgres' as const;
   private readonly listingListeners: ((change: ListingChange) => void)[] = [];
   private readonly peopleListeners: (() => void)[] = [];
+  private readonly jobsListeners: (() => void)[] = [];
   private readonly barrierChannel = `reelshelf_barrier_${randomBytes(6).toString('hex')}`;
   private client: pg.Client | null = null;
   private version = 0;
@@ -75,6 +76,14 @@ export class PostgresChangeFeed implements ChangeFeed {
 
   subscribePeople(listener: () => void): void {
     this.peopleListeners.push(listener);
+  }
+
+  subscribeJobs(listener: () => void): () => void {
+    this.jobsListeners.push(listener);
+    return () => {
+      const at = this.jobsListeners.indexOf(listener);
+      if (at >= 0) this.jobsListeners.splice(at, 1);
+    };
   }
 
   externalVersion(): number {
@@ -108,7 +117,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     await client.connect();
     try {
       await client.query(
-        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${this.barrierChannel}`,
+        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${this.barrierChannel}`,
       );
     } catch (error) {
       await client.end().catch(() => {});
@@ -126,6 +135,10 @@ export class PostgresChangeFeed implements ChangeFeed {
   private heard(message: pg.Notification): void {
     if (message.channel === this.barrierChannel) {
       if (this.inflight !== null && this.inflight.id === message.payload) this.barrierHeard();
+      return;
+    }
+    if (message.channel === JOBS_CHANNEL) {
+      for (const listener of this.jobsListeners) listener();
       return;
     }
     if (message.channel === PEOPLE_CHANNEL) {
@@ -174,6 +187,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.version += 1;
     for (const listener of this.listingListeners) listener({ all: true });
     for (const listener of this.peopleListeners) listener();
+    for (const listener of this.jobsListeners) listener();
   }
 
   private lost(client: pg.Client): void {

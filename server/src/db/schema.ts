@@ -197,6 +197,29 @@ export interface JobsTable {
   created_at: Timestamp;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
+  /** The node holding the job's lease (docs/cluster.md), null when queued or finished. */
+  owner_node: string | null;
+  /** Epoch ms the owner's lease runs until; renewed by its heartbeat. */
+  lease_until: number | null;
+  /** Fencing number: up at every claim or take-over; the job's writes check it. */
+  epoch: ColumnType<number, number | undefined, number>;
+  cancel_requested: ColumnType<Flag, Flag | undefined, Flag>;
+  /** How many times a node claimed the job. */
+  attempts: ColumnType<number, number | undefined, number>;
+}
+
+/** A running server process (docs/cluster.md "Nodes"). */
+export interface NodesTable {
+  id: string;
+  /** all | api | worker */
+  role: string;
+  host: string;
+  pid: number;
+  started_at: Timestamp;
+  /** Epoch ms of its last heartbeat. */
+  heartbeat_at: number;
+  load_json: string;
+  version: string;
 }
 
 export interface SettingsTable {
@@ -414,6 +437,7 @@ export interface Database {
   play_history: PlayHistoryTable;
   favourites: FavouritesTable;
   jobs: JobsTable;
+  nodes: NodesTable;
   settings: SettingsTable;
   server_secrets: ServerSecretsTable;
   provider_cache: ProviderCacheTable;

@@ -53,6 +53,8 @@ export async function openSqliteDatabase(databaseUrl: string): Promise<OpenedDat
     engine: 'sqlite',
     subscribe: (listener) => listingWrites.subscribe(listener),
     subscribePeople: (listener) => peopleWrites.subscribe(listener),
+    // One process: its runner wakes itself; another process's jobs (the CLI) are found by polling.
+    subscribeJobs: () => () => undefined,
     externalVersion: () => listingWrites.externalVersion(),
     catchUp: () => Promise.resolve(),
   };

@@ -241,7 +241,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
   registerContractHeaders(app);
   // Routes live in a child context registered after compress, so its onRoute hook sees them.
   app.register(async (api) => {
-    registerSystemRoutes(api, services.status);
+    registerSystemRoutes(api, services.status, services.nodes);
     registerJellyfinRoutes(api, {
       sessions: services.sessions,
       ids: services.jellyfin.ids,

@@ -12,6 +12,7 @@ import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
+import { JobRepository } from '../repositories/job.repository.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
@@ -39,6 +40,7 @@ import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
 import { ImportExportService } from './import/import-export.service.ts';
 import { JobService } from './system/job.service.ts';
+import { NodeStatusService } from './system/node-status.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
@@ -107,6 +109,8 @@ export interface Services {
   jobs: JobRunner;
   /** What the jobs routes read. */
   jobViews: JobService;
+  /** The nodes sharing the database (health, the people page). */
+  nodes: NodeStatusService;
   roots: LibraryRootService;
   scans: ScanService;
   /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
@@ -220,7 +224,7 @@ export function buildServices(deps: ServiceDeps): Services {
     deps.clock,
     deps.tools.ffprobe.available,
   );
-  const jobs = new JobRunner(deps.db, deps.clock);
+  const jobs = JobRunner.onDatabase(deps.db, deps.clock, fileWrites);
   const providers = createProviders(deps.config, {
     cache: new ProviderCacheRepository(deps.db),
     clock: deps.clock,
@@ -256,6 +260,7 @@ export function buildServices(deps: ServiceDeps): Services {
       mediaFiles: new MediaFileRepository(trx),
       roots: new LibraryRootRepository(trx),
       sidecars: new SubtitleSidecarRepository(trx),
+      jobs: new JobRepository(trx),
     })),
     jobs,
     fs,
@@ -314,6 +319,8 @@ export function buildServices(deps: ServiceDeps): Services {
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
+  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health).
+  jobs.reportLoad(() => ({ conversions: { in_use: slots.inUse, limit: deps.config.maxConversions } }));
   const playbackCache = new PlaybackCache({
     usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
@@ -464,6 +471,7 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     jobs,
     jobViews: new JobService(jobs),
+    nodes: new NodeStatusService(jobs, deps.clock),
     roots,
     scans,
     rootWatch,

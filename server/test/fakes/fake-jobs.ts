@@ -37,11 +37,17 @@ export class FakeJobRunner {
       created_at: new Date(0).toISOString(),
       started_at: null,
       finished_at: null,
+      owner_node: null,
+      lease_until: null,
+      epoch: 1,
+      cancel_requested: 0,
+      attempts: 1,
     };
     this.rows.push(row);
     const controller = new AbortController();
     const ctx: JobContext<unknown> = {
       jobId: row.id,
+      epoch: 1,
       payload,
       signal: controller.signal,
       progress: (done, total) => {
@@ -77,7 +83,7 @@ export class FakeJobRunner {
     return this.get(id);
   }
 
-  cancel(id: number): boolean {
+  async cancel(id: number): Promise<boolean> {
     const run = this.running.get(id);
     run?.controller.abort(new JobCancelledError('cancelled'));
     return run !== undefined;

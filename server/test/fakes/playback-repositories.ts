@@ -205,11 +205,17 @@ export class InMemoryJobs implements ArtifactJobs {
       created_at: now,
       started_at: now,
       finished_at: null,
+      owner_node: null,
+      lease_until: null,
+      epoch: 1,
+      cancel_requested: 0,
+      attempts: 1,
     };
     this.rows.set(id, row);
     const controller = new AbortController();
     const ctx: JobContext<P> = {
       jobId: id,
+      epoch: 1,
       payload,
       signal: controller.signal,
       progress: (done, total) => {
@@ -244,7 +250,7 @@ export class InMemoryJobs implements ArtifactJobs {
     return row === undefined ? undefined : { ...row };
   }
 
-  cancel(id: number): boolean {
+  async cancel(id: number): Promise<boolean> {
     const a = this.active.get(id);
     if (a === undefined) return false;
     const reason = new Error('cancelled');

@@ -63,8 +63,10 @@ export class FakeScanTables implements Restorable {
     return { roots: this, staging: this, commits: fakeUnitOfWork(this, this.commitRepositories()) };
   }
 
-  commitRepositories(): ScanCommitRepositories {
-    return { scans: this, mediaFiles: this, roots: this, sidecars: this.sidecarRepository() };
+  commitRepositories(): ScanCommitRepositories & { jobs: { assertHeld(): Promise<void> } } {
+    // One process, no other node: the job is always held.
+    const jobs = { assertHeld: async () => undefined };
+    return { scans: this, mediaFiles: this, roots: this, sidecars: this.sidecarRepository(), jobs };
   }
 
   // LibraryRootRepository

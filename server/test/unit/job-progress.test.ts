@@ -36,6 +36,11 @@ describe('jobView', () => {
       created_at: '2024-05-01T10:00:00.000Z',
       started_at: '2024-05-01T10:00:01.000Z',
       finished_at: null,
+      owner_node: null,
+      lease_until: null,
+      epoch: 1,
+      cancel_requested: 0,
+      attempts: 1,
     };
     assert.deepEqual(jobView(row), {
       id: 7,

@@ -7,6 +7,7 @@ import * as m0005 from './0005-movie-search.ts';
 import * as m0006 from './0006-households.ts';
 import * as m0007 from './0007-favourites.ts';
 import * as m0008 from './0008-trickplay.ts';
+import * as m0009 from './0009-cluster-jobs.ts';
 import * as m0010 from './0010-shared-secrets.ts';
 import type { Dialect } from './helpers.ts';
 
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0006-households': m0006,
   '0007-favourites': m0007,
   '0008-trickplay': m0008,
+  '0009-cluster-jobs': m0009,
   '0010-shared-secrets': m0010,
 };
 

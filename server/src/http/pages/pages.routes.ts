@@ -48,6 +48,7 @@ export type PageServices = Pick<
   | 'sessions'
   | 'keys'
   | 'dlna'
+  | 'nodes'
   | 'visibility'
   | 'watch'
   | 'plays'

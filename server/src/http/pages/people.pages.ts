@@ -1,3 +1,4 @@
+import type { NodeView } from '@reelshelf/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES } from '../../domain/people/access.ts';
 import { AppError } from '../../errors.ts';
@@ -8,6 +9,7 @@ import { principalOf } from '../principal.ts';
 import type { SessionCookies } from '../plugins/session.ts';
 import { type Html, html, raw } from './html.ts';
 import { dlnaSection } from './dlna.page.ts';
+import { nodesSection } from './nodes.page.ts';
 import type { DlnaStatus } from '../../services/dlna/dlna-services.ts';
 
 /** What the people pages need of the page renderer (Pages in pages.routes.ts). */
@@ -20,7 +22,7 @@ export interface PageRenderer {
   csrf(request: FastifyRequest): string;
 }
 
-type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys' | 'dlna'>;
+type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys' | 'dlna' | 'nodes'>;
 
 function field(body: unknown, name: string): string {
   if (typeof body !== 'object' || body === null) return '';
@@ -100,9 +102,10 @@ interface PeoplePageData {
   created: CreatedKey | null;
   notice: string | null;
   dlna: DlnaStatus;
+  nodes: NodeView[];
 }
 
-/** The admin's page: people (add, change, remove, sign out everywhere), keys (create, revoke), DLNA. */
+/** The admin's page: people (add, change, remove, sign out everywhere), keys (create, revoke), DLNA, nodes. */
 function peoplePage(d: PeoplePageData): Html {
   return html`<h1>People</h1>
     ${d.error === null ? null : html`<p class="error" role="alert">${d.error}</p>`}
@@ -262,7 +265,7 @@ function peoplePage(d: PeoplePageData): Html {
       </div>
       <button type="submit">Create key</button>
     </form>
-    ${dlnaSection(d.dlna)}`;
+    ${dlnaSection(d.dlna)} ${nodesSection(d.nodes)}`;
 }
 
 /** /who (any signed-in person) and /people (admins), as plain forms with the session's CSRF field. */
@@ -327,6 +330,7 @@ export function registerPeoplePages(
         created: extra.created ?? null,
         notice: extra.notice ?? null,
         dlna: await services.dlna.status(),
+        nodes: await services.nodes.nodes(true),
       }),
     });
   };

@@ -1,16 +1,22 @@
 import { CONTRACT_BUNDLE, CONTRACT_HASH, CONTRACT_VERSION } from '@reelshelf/contract';
 import type { FastifyInstance } from 'fastify';
+import type { NodeStatusService } from '../../services/system/node-status.service.ts';
 import type { SystemStatusService } from '../../services/system/system-status.service.ts';
 import { principalOrNull } from '../principal.ts';
 
 /** Health and the published contract: both public. */
-export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusService): void {
+export function registerSystemRoutes(
+  app: FastifyInstance,
+  status: SystemStatusService,
+  nodes: NodeStatusService,
+): void {
   // Anyone may ask whether the server is up and which tools it has; where they are installed (a home
   // folder, a user name) is said only to the admin.
   app.get('/api/health', async (request) => {
+    const admin = principalOrNull(request)?.role === 'admin';
     const tool = (name: 'ffmpeg' | 'ffprobe') => {
       const report = status.toolReport(name);
-      return principalOrNull(request)?.role === 'admin' ? report : { ...report, path: null };
+      return admin ? report : { ...report, path: null };
     };
     return {
       status: 'ok',
@@ -20,6 +26,8 @@ export function registerSystemRoutes(app: FastifyInstance, status: SystemStatusS
       ffprobe: tool('ffprobe'),
       transcode_available: status.transcodeAvailable,
       warnings: status.warnings(),
+      // The nodes sharing the database (docs/cluster.md); their machines only for the admin.
+      nodes: await nodes.nodes(admin),
     };
   });
 

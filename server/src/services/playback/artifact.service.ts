@@ -244,7 +244,7 @@ export class ArtifactService {
   async cancel(fileId: number, device: string): Promise<boolean> {
     const state = await this.state(fileId, device);
     if (state.status !== 'building') return false;
-    this.deps.jobs.cancel(state.jobId);
+    await this.deps.jobs.cancel(state.jobId);
     await this.deps.jobs.wait(state.jobId);
     return true;
   }

@@ -8,8 +8,13 @@ import { type ParsedMovieName, parseMoviePath, parseMoviePaths } from '../../dom
 import { extraKind, isIgnoreMarker, isSkippedEntryName, isVideoFile } from '../../domain/scan/video-files.ts';
 import { type SidecarVideo, isSubtitleFile } from '../../domain/subtitles/sidecar-name.ts';
 import { notFound } from '../../errors.ts';
-import { JobCancelledError, type JobContext, type JobRunner } from '../../jobs/job-runner.ts';
-import type { JobRow } from '../../repositories/job.repository.ts';
+import {
+  JobCancelledError,
+  type JobContext,
+  JobLeaseLostError,
+  type JobRunner,
+} from '../../jobs/job-runner.ts';
+import type { JobRepository, JobRow } from '../../repositories/job.repository.ts';
 import type { LibraryRootRepository } from '../../repositories/library-root.repository.ts';
 import type { KnownFileRow, NewStagingRow } from '../../repositories/scan.repository.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
@@ -31,8 +36,11 @@ export interface ScanDeps {
   roots: Pick<LibraryRootRepository, 'get'>;
   /** The known files of a root and the scan's staging rows. */
   staging: ScanStaging;
-  /** The commit's repositories, on one transaction. */
-  commits: UnitOfWork<ScanCommitRepositories>;
+  /**
+   * The commit's repositories, on one transaction, with the scan's job row: the commit lands only
+   * while this run still holds the job (docs/cluster.md "Fencing").
+   */
+  commits: UnitOfWork<ScanCommitRepositories & { jobs: Pick<JobRepository, 'assertHeld'> }>;
   jobs: ScanJobs;
   fs: Pick<FileSystemAdapter, 'stat'>;
   /** Walks a root (adapters/directory-walker.ts). */
@@ -123,8 +131,11 @@ export class ScanService {
     try {
       return await this.scanRoot(ctx);
     } catch (err) {
-      // A cancelled or failed scan leaves nothing behind: its staged rows go, the live tables were never touched.
-      await this.deps.staging.deleteStaging(ctx.jobId);
+      // A cancelled or failed scan leaves nothing behind: its staged rows go, the live tables were never
+      // touched. Not when another node took the job over: the staged rows under its id are the successor's.
+      if (!(ctx.signal.reason instanceof JobLeaseLostError || err instanceof JobLeaseLostError)) {
+        await this.deps.staging.deleteStaging(ctx.jobId);
+      }
       throw err;
     }
   }
@@ -248,7 +259,11 @@ export class ScanService {
 
     const now = isoNow(clock);
     const outcome = { scanId: ctx.jobId, rootId: root.id, vanished, claimed, sidecars };
-    const created = await this.deps.commits.transaction((repos) => commitScan(repos, outcome, counts, now));
+    const fence = { id: ctx.jobId, epoch: ctx.epoch };
+    const created = await this.deps.commits.transaction(async (repos) => {
+      await repos.jobs.assertHeld(fence);
+      return commitScan(repos, outcome, counts, now);
+    });
     ctx.progress(total, total);
     this.deps.afterScan?.();
     if (created.length > 0) {
