@@ -38,15 +38,14 @@ import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
 import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
-import { ImportExportService } from './import/import-export.service.ts';
+import type { ImportExportService } from './import/import-export.service.ts';
+import { buildImportExport } from '../wiring/import-export.ts';
 import { JobService } from './system/job.service.ts';
 import { NodeStatusService } from './system/node-status.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from './playback/edition-presenter.ts';
 import { type ChangeFeed, changeFeedOf } from '../db/change-feed.ts';
-import { ImportExportRepository } from '../repositories/import-export.repository.ts';
-import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { LibraryGeneration } from './library/library-generation.ts';
 import { LibraryListingService } from './library/library-listing.service.ts';
 import { LibraryService } from './library/library.service.ts';
@@ -303,19 +302,7 @@ export function buildServices(deps: ServiceDeps): Services {
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     newMovies,
   );
-  const importExport = new ImportExportService({
-    reads: new ImportExportRepository(deps.db),
-    // One import at a time cluster-wide: two nodes importing one document must create each movie once.
-    store: kyselyUnitOfWork(
-      deps.db,
-      (trx) => ({ reads: new ImportExportRepository(trx), writer: new ImportWriteRepository(trx) }),
-      { exclusive: 'library-import' },
-    ),
-    clock: deps.clock,
-    fs,
-    newMovies,
-    jobs,
-  });
+  const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
