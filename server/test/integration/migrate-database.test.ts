@@ -438,9 +438,11 @@ describe('reelshelf migrate-database', () => {
     await target.close();
     // Stands in for the search's own rebuild: records how many movies it saw when it ran.
     await cluster.query(url, 'CREATE TABLE rebuild_calls (movies integer NOT NULL)');
+    // (Dropped first: the migrations' own returns another type, which CREATE OR REPLACE cannot change.)
+    await cluster.query(url, 'DROP FUNCTION IF EXISTS reelshelf_rebuild_search()');
     await cluster.query(
       url,
-      `CREATE OR REPLACE FUNCTION reelshelf_rebuild_search() RETURNS void LANGUAGE sql AS
+      `CREATE FUNCTION reelshelf_rebuild_search() RETURNS void LANGUAGE sql AS
         $$ INSERT INTO rebuild_calls SELECT count(*) FROM movies $$`,
     );
     const run = await migrateHere(dataDir, ['--to', url]);

@@ -39,7 +39,9 @@ function resolveCompose(value: string): string {
 /** `REELSHELF_X: value`, `REELSHELF_X=value` and `ENV … REELSHELF_X=value` assignments of a file. */
 function assignments(text: string): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = [];
-  for (const m of text.matchAll(/\b(REELSHELF_[A-Z0-9_]+)\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|([^\s#\\]*))/g)) {
+  for (const m of text.matchAll(
+    /\b(REELSHELF_[A-Z0-9_]+)\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|([^\s#\\`),]*))/g,
+  )) {
     const name = m[1] ?? '';
     const value = resolveCompose(m[2] ?? m[3] ?? m[4] ?? '');
     out.push({ name, value });
