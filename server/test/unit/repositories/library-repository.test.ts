@@ -51,6 +51,23 @@ describe('LibraryRepository.file', () => {
         updated_at: NOW,
       })
       .execute();
+    // Inserted after c.en.srt, listed before it: the array is in relative_path order.
+    await db
+      .insertInto('subtitle_sidecars')
+      .values({
+        media_file_id: 3,
+        relative_path: 'c.de.forced.ass',
+        size_bytes: 2_500_000_000,
+        mtime_ms: 1_767_225_600_123,
+        format: 'ass',
+        kind: 'text',
+        language: 'ger',
+        title: 'Forced',
+        forced: 1,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
     await db
       .insertInto('watch_state')
       .values({
@@ -79,6 +96,38 @@ describe('LibraryRepository.file', () => {
     assert.equal((await repo.file(2))?.position_seconds, null, 'no person: no state');
     assert.match((await repo.file(3))?.sidecars_json ?? '', /c\.en\.srt/, 'its sidecars');
     assert.equal(await repo.file(99), undefined, 'an unknown id: none');
+    assert.equal((await repo.file(1))?.sidecars_json, '[]', 'no sidecar: an empty array');
+    assert.equal(typeof (await repo.file(3))?.sidecars_json, 'string', 'JSON text on both engines');
+    assert.deepEqual(
+      JSON.parse((await repo.file(3))?.sidecars_json ?? ''),
+      [
+        {
+          relative_path: 'c.de.forced.ass',
+          size_bytes: 2_500_000_000,
+          mtime_ms: 1_767_225_600_123,
+          format: 'ass',
+          kind: 'text',
+          language: 'ger',
+          title: 'Forced',
+          forced: 1,
+          default: 0,
+          sdh: 0,
+        },
+        {
+          relative_path: 'c.en.srt',
+          size_bytes: 10,
+          mtime_ms: 2,
+          format: 'srt',
+          kind: 'text',
+          language: 'eng',
+          title: null,
+          forced: 0,
+          default: 0,
+          sdh: 0,
+        },
+      ],
+      'every field, numbers as numbers, in relative_path order',
+    );
     assert.deepEqual(
       await new LibraryRepository(opened.db).file(1, 1),
       built[0],
