@@ -1,24 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
-import type { ChangeFeed } from './change-feed.ts';
-import type { Database } from './schema.ts';
+import type { OpenedDatabase, OpenOptions } from './opened-database.ts';
 
-export type Db = Kysely<Database>;
-
-export interface OpenedDatabase {
-  db: Db;
-  engine: 'sqlite' | 'postgres';
-  /** Every write, this process's and (PostgreSQL) every other node's: what the caches follow. */
-  changes: ChangeFeed;
-  /** SQLite only: the raw handle (tests that read or write behind Kysely's back). */
-  sqlite?: BetterSqlite3.Database;
-  close(): Promise<void>;
-}
-
-export interface OpenOptions {
-  /** PostgreSQL: the most connections this process holds (REELSHELF_DATABASE_POOL). */
-  pool?: number;
-}
+export type { Db, OpenedDatabase, OpenOptions } from './opened-database.ts';
 
 /**
  * Opens (creating if needed) the database and migrates it to the latest schema.

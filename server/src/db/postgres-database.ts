@@ -9,7 +9,7 @@ import type {
 } from 'kysely';
 import pg from 'pg';
 import { registerChangeFeed } from './change-feed.ts';
-import type { OpenedDatabase, OpenOptions } from './database.ts';
+import type { OpenedDatabase, OpenOptions } from './opened-database.ts';
 import { migrationsFor } from './migrations/index.ts';
 import { installChangeCapture } from './postgres-change-capture.ts';
 import { PostgresChangeFeed } from './postgres-change-feed.ts';

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { type ChangeFeed, registerChangeFeed } from './change-feed.ts';
-import type { OpenedDatabase } from './database.ts';
+import type { OpenedDatabase } from './opened-database.ts';
 import { ListingWriteObserver } from './listing-writes.ts';
 import { migrationsFor } from './migrations/index.ts';
 import { PeopleWriteObserver } from './people-writes.ts';

@@ -14,6 +14,8 @@ import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
+import { ImportExportRepository } from '../repositories/import-export.repository.ts';
+import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
 import { LibraryRepository } from '../repositories/library.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
@@ -37,8 +39,7 @@ import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
 import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
-import type { ImportExportService } from './import/import-export.service.ts';
-import { buildImportExport } from './import/import-export-wiring.ts';
+import { ImportExportService } from './import/import-export.service.ts';
 import { JobService } from './system/job.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
 import { DeviceProfileService } from './playback/device-profile.service.ts';
@@ -300,7 +301,17 @@ export function buildServices(deps: ServiceDeps): Services {
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     newMovies,
   );
-  const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
+  const importExport = new ImportExportService({
+    reads: new ImportExportRepository(deps.db),
+    store: kyselyUnitOfWork(deps.db, (trx) => ({
+      reads: new ImportExportRepository(trx),
+      writer: new ImportWriteRepository(trx),
+    })),
+    clock: deps.clock,
+    fs,
+    newMovies,
+    jobs,
+  });
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
