@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { OpenedDatabase } from '../../../src/db/database.ts';
 import { openTestDatabase } from '../../helpers/test-database.ts';
 import { LibraryRepository } from '../../../src/repositories/library.repository.ts';
+import { compareSqliteText } from '../../../src/domain/library-listing/sqlite-order.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -133,5 +134,51 @@ describe('LibraryRepository.file', () => {
       built[0],
       'another repository, same database',
     );
+  });
+});
+
+describe('LibraryRepository.movieOrder', () => {
+  it("is the order the listing's JS mirror places changed movies in (sort_title as UTF-8 bytes, then id), on either engine", async () => {
+    const opened = await openTestDatabase();
+    try {
+      // Case, accents, the BMP's end, astral characters, a private-use character, spaces, empties,
+      // and a duplicate (ties by id): where a locale's collation and byte order part.
+      const titles = [
+        'b',
+        'a',
+        'B',
+        'é',
+        'e',
+        'z',
+        '\uffff',
+        '😀',
+        '\ue000x',
+        'ab',
+        'a b',
+        '',
+        'Ä',
+        '𝒜',
+        'a',
+      ];
+      for (const title of titles) {
+        await opened.db
+          .insertInto('movies')
+          .values({
+            title: `t${title}`,
+            sort_title: title,
+            normalized_title: title,
+            created_at: NOW,
+            updated_at: NOW,
+          })
+          .execute();
+      }
+      const expected = titles
+        .map((title, i) => ({ title, id: i + 1 }))
+        .sort((x, y) => compareSqliteText(x.title, y.title) || x.id - y.id)
+        .map((m) => m.id);
+      assert.deepEqual(await new LibraryRepository(opened.db).movieOrder(), expected);
+    } finally {
+      await opened.close();
+    }
   });
 });
