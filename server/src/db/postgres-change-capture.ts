@@ -90,13 +90,17 @@ END $fn$`;
 const PEOPLE_FUNCTION = `
 CREATE OR REPLACE FUNCTION reelshelf_people_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF TG_OP = 'UPDATE' AND NOT EXISTS (
-    SELECT 1 FROM old_rows o LEFT JOIN new_rows n ON n.id = o.id
-    WHERE n.id IS NULL
-       OR (to_jsonb(o) - '{${[...USE_COLUMNS].join(',')}}'::text[])
-          IS DISTINCT FROM (to_jsonb(n) - '{${[...USE_COLUMNS].join(',')}}'::text[])
-  ) THEN
-    RETURN NULL;
+  -- Nested, not one AND: PL/pgSQL plans a condition whole, and an INSERT or DELETE trigger has no
+  -- old_rows or new_rows to plan it with.
+  IF TG_OP = 'UPDATE' THEN
+    IF NOT EXISTS (
+      SELECT 1 FROM old_rows o LEFT JOIN new_rows n ON n.id = o.id
+      WHERE n.id IS NULL
+         OR (to_jsonb(o) - '{${[...USE_COLUMNS].join(',')}}'::text[])
+            IS DISTINCT FROM (to_jsonb(n) - '{${[...USE_COLUMNS].join(',')}}'::text[])
+    ) THEN
+      RETURN NULL;
+    END IF;
   END IF;
   PERFORM pg_notify('${PEOPLE_CHANNEL}', TG_TABLE_NAME);
   RETURN NULL;
