@@ -14,8 +14,7 @@ import type { Db } from '../db/database.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { createProviders } from '../providers/index.ts';
 import { ArtifactRepository } from '../repositories/artifact.repository.ts';
-import { ImportExportRepository } from '../repositories/import-export.repository.ts';
-import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
+import { importExportStores } from '../repositories/import-export-stores.ts';
 import { ArtworkRepository } from '../repositories/artwork.repository.ts';
 import { LibraryRepository } from '../repositories/library.repository.ts';
 import { LibraryRootRepository } from '../repositories/library-root.repository.ts';
@@ -302,11 +301,7 @@ export function buildServices(deps: ServiceDeps): Services {
     newMovies,
   );
   const importExport = new ImportExportService({
-    reads: new ImportExportRepository(deps.db),
-    store: kyselyUnitOfWork(deps.db, (trx) => ({
-      reads: new ImportExportRepository(trx),
-      writer: new ImportWriteRepository(trx),
-    })),
+    ...importExportStores(deps.db),
     clock: deps.clock,
     fs,
     newMovies,
