@@ -301,7 +301,9 @@ export async function prepareTestPostgres(root) {
     cluster,
     env: {
       REELSHELF_TEST_DATABASE: 'postgres',
-      REELSHELF_TEST_POSTGRES_URL: cluster.url,
+      // Through the cluster's Unix socket (the URL's host and port name it): reachable from a test's
+      // private network namespace too (helpers/netns.ts), whose loopback is not the host's.
+      REELSHELF_TEST_POSTGRES_URL: `${cluster.url}?host=${encodeURIComponent(cluster.dir)}`,
       REELSHELF_TEST_POSTGRES_PSQL: psql,
     },
   };

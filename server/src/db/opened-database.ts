@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import type { ChangeFeed } from './change-feed.ts';
 import type { Database } from './schema.ts';
 
+// What openDatabase hands out, apart from it: the engines' modules (sqlite-database.ts,
+// postgres-database.ts), which database.ts loads on demand, import these without an import cycle.
+
 export type Db = Kysely<Database>;
 
 export interface OpenedDatabase {

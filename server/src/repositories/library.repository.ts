@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { compiledSelect } from '../db/compiled-select.ts';
 import type { Db } from '../db/database.ts';
+import { type SqlEngine, sqlEngineOf } from '../db/sql-engine.ts';
 
 export interface LibraryMovieRow {
   id: number;
@@ -51,6 +52,22 @@ export interface CreditNameRow {
 
 /** Which movies a read covers: all (undefined), one, or a list (a rebuild after some changed). */
 export type MovieScope = number | readonly number[] | undefined;
+
+/**
+ * A file's subtitle sidecars (`s`, correlated on `f.id`) as one JSON array text, in relative_path
+ * order, '[]' without any: SQLite's json_group_array, PostgreSQL's json_agg (whose `json` value pg
+ * would parse: cast to text, as SQLite gives it).
+ */
+function sidecarsJson(engine: SqlEngine) {
+  const fields = sql`'relative_path', s.relative_path, 'size_bytes', s.size_bytes, 'mtime_ms', s.mtime_ms,
+    'format', s.format, 'kind', s.kind, 'language', s.language, 'title', s.title,
+    'forced', s.forced, 'default', s."default", 'sdh', s.sdh`;
+  const array =
+    engine === 'postgres'
+      ? sql`coalesce(json_agg(json_build_object(${fields}) order by s.relative_path), '[]')::text`
+      : sql`coalesce(json_group_array(json_object(${fields}) order by s.relative_path), '[]')`;
+  return sql<string>`(select ${array} from subtitle_sidecars s where s.media_file_id = f.id)`;
+}
 
 /** Ids per query: well under SQLite's limit of bound parameters. */
 const IDS_PER_QUERY = 500;
@@ -192,11 +209,7 @@ export class LibraryRepository {
         'w.position_seconds',
         'w.watched',
         // One indexed lookup per file (unique media_file_id, relative_path): no sidecar, no cost.
-        sql<string>`(select coalesce(json_group_array(json_object(
-            'relative_path', s.relative_path, 'size_bytes', s.size_bytes, 'mtime_ms', s.mtime_ms,
-            'format', s.format, 'kind', s.kind, 'language', s.language, 'title', s.title,
-            'forced', s.forced, 'default', s."default", 'sdh', s.sdh)), '[]')
-          from subtitle_sidecars s where s.media_file_id = f.id)`.as('sidecars_json'),
+        sidecarsJson(sqlEngineOf(this.db)).as('sidecars_json'),
       ]);
   }
 

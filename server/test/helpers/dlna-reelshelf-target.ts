@@ -18,6 +18,7 @@ import { JUDGE_LIBRARY, makeFilm, makeJudgeLibrary } from './dlna-library.ts';
 import { CHILD_KID, MEMBER_ANNA } from './household.ts';
 import { makeFixture } from './media.ts';
 import { REPO } from './netns.ts';
+import { testDatabaseEnv } from './test-database.ts';
 
 /** The route file whose existence says reelshelf's DLNA is merged (the lead's switch). */
 export const REELSHELF_DLNA_ROUTES = join(REPO, 'server', 'src', 'http', 'dlna', 'dlna.routes.ts');
@@ -70,6 +71,8 @@ export async function startReelshelf(
   const server = await createServer(
     loadConfig({
       REELSHELF_DATA_DIR: dataDir,
+      // The engine under test (PostgreSQL through its socket: the namespace has a loopback of its own).
+      ...testDatabaseEnv(dataDir),
       // Every address of this namespace (lo and the veth end), nothing of the host's.
       REELSHELF_HOST: '0.0.0.0',
       REELSHELF_PORT: '0',

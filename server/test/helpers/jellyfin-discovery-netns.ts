@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createServer, type ReelshelfServer } from '../../src/server.ts';
 import { provePrivateNetns } from './netns.ts';
+import { testDatabaseEnv } from './test-database.ts';
 
 const QUESTION = 'who is JellyfinServer?';
 
@@ -94,6 +95,8 @@ async function start(
       REELSHELF_WATCH: 'off',
       REELSHELF_JELLYFIN_DISCOVERY_PORT: '0',
       REELSHELF_TRICKPLAY: 'off',
+      // The engine under test (PostgreSQL through its socket: the namespace has a loopback of its own).
+      ...testDatabaseEnv(dir),
       ...env,
     }),
   );

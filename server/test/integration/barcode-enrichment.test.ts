@@ -9,6 +9,7 @@ import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { contract, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 interface Created {
   movie: MovieDetail;
@@ -228,7 +229,13 @@ describe('npx reelshelf barcode: a handheld scanner typing codes', () => {
     try {
       const child = spawn(process.execPath, ['bin/reelshelf.mjs', 'barcode', '-', '--binder', 'Shelf'], {
         cwd: new URL('../../../', import.meta.url).pathname,
-        env: { ...process.env, ...fakes.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
+        env: {
+          ...process.env,
+          ...fakes.env,
+          REELSHELF_DATA_DIR: dataDir,
+          ...testDatabaseEnv(dataDir),
+          REELSHELF_LOG_LEVEL: 'warn',
+        },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let out = '';

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index.ts';
 import { makeMediaTree } from '../helpers/media.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 
@@ -23,7 +24,13 @@ interface CliRun {
 function cli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
   const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
     cwd: REPO,
-    env: { ...process.env, ...env, REELSHELF_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      // The engine under test: the data dir's SQLite file or PostgreSQL database.
+      ...(env.REELSHELF_DATA_DIR === undefined ? {} : testDatabaseEnv(env.REELSHELF_DATA_DIR)),
+      ...env,
+      REELSHELF_LOG_LEVEL: 'warn',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser } from 'fast-xml-parser';
 import { systemClock } from '../../src/adapters/clock.ts';
-import { ListingWriteObserver } from '../../src/db/listing-writes.ts';
 import type { DidlResource } from '../../src/domain/dlna/didl.ts';
 import { renderSoapResponse } from '../../src/domain/dlna/soap.ts';
 import { normalizeTitle, sortTitle } from '../../src/domain/titles.ts';
@@ -103,6 +102,8 @@ describe('dlna: the content directory over a real library', () => {
 
   /** Calls an action and reads the SOAP answer back as a TV would (escaped once, parsed twice). */
   async function call(action: string, args: Record<string, string>): Promise<Record<string, string>> {
+    // As every HTTP request does (the control route's too): writes committed before it are heard.
+    await server.server.database.changes.catchUp();
     const outcome = await service.handle(action, args, CLIENT);
     if (!outcome.ok) throw Object.assign(new Error(`fault ${outcome.code}`), { code: outcome.code });
     const soap = renderSoapResponse(CDS, action, outcome.values);
@@ -291,7 +292,8 @@ describe('dlna: the content directory over a real library', () => {
       facts: new JellyfinFactsRepository(db),
       watch: services.watch,
       visibility: services.visibility,
-      generation: new LibraryGeneration(ListingWriteObserver.of(db), () => 0),
+      // The database's change feed, as services/index.ts wires the server's own generation.
+      generation: new LibraryGeneration(server.server.database.changes, () => 0),
       media,
       device: services.devices.resolve(undefined).id,
       clock: systemClock,

@@ -16,6 +16,7 @@ import { parseFfprobe } from '../../src/domain/media/capabilities.ts';
 import type { PlaybackPlan } from '../../src/domain/playback/decision-types.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { encode, plan } from '../unit/ffmpeg/fixtures.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 const run = promisify(execFile);
 
@@ -86,6 +87,7 @@ describe('a fresh machine: no ffmpeg/ffprobe on the PATH', () => {
       ...process.env,
       PATH: bin,
       REELSHELF_DATA_DIR: join(dir, 'data'),
+      ...testDatabaseEnv(join(dir, 'data')),
       REELSHELF_HOST: '127.0.0.1',
       REELSHELF_PORT: '0',
       REELSHELF_JELLYFIN_PORT: 'off',

@@ -16,6 +16,7 @@ import { ReelshelfApiError, ReelshelfClient } from '../../../client/src/index.ts
 import { startFakeProviders } from '../fakes/index.ts';
 import { makeFixture } from '../helpers/media.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 const run = promisify(execFile);
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -536,7 +537,12 @@ describe('reelshelf import (CLI)', () => {
     try {
       const file = join(dir, 'collection.csv');
       writeFileSync(file, 'Title,Year,Format,Binder,Slot\nHeat,1995,DVD,A,1\nAlien,1979,Blu-ray,A,2\n');
-      const env = { ...process.env, REELSHELF_DATA_DIR: join(dir, 'data'), REELSHELF_LOG_LEVEL: 'silent' };
+      const env = {
+        ...process.env,
+        REELSHELF_DATA_DIR: join(dir, 'data'),
+        ...testDatabaseEnv(join(dir, 'data')),
+        REELSHELF_LOG_LEVEL: 'silent',
+      };
       const dry = await run(process.execPath, ['bin/reelshelf.mjs', 'import', file, '--dry-run'], {
         cwd: REPO,
         env,

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import type { LibraryResponse, MovieDetail } from '@reelshelf/contract';
 import { request } from 'undici';
+import { openDatabase } from '../../src/db/database.ts';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/app.ts';
 import { ADMIN, contract, jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -231,10 +231,18 @@ describe('GET /library: cached listing, ETag, 304, pages', () => {
     });
     assert.ok(body.items.some((i) => i.title === 'Imported Film'));
     await afterWrite('a write by another process (the CLI)', async () => {
-      const other = new BetterSqlite3(join(t.dataDir, 'reelshelf.sqlite'));
-      other.pragma('busy_timeout = 5000');
-      other.prepare("update movies set overview = 'written elsewhere' where title = 'Alpha'").run();
-      other.close();
+      // A connection of its own, which the server's write observers never see (SQLite: another
+      // handle on the file; PostgreSQL: another node's pool): the server hears of it as the CLI's.
+      const other = await openDatabase(t.config.databaseUrl);
+      try {
+        await other.db
+          .updateTable('movies')
+          .set({ overview: 'written elsewhere' })
+          .where('title', '=', 'Alpha')
+          .execute();
+      } finally {
+        await other.close();
+      }
     });
 
     // Cleared, the cache builds the same bytes from scratch.

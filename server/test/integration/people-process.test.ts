@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const ANNA_PASSWORD = 'anna-secret-passphrase';
@@ -18,7 +19,12 @@ const ADMIN_PASSWORD = 'admin-secret-passphrase';
 function cli(args: string[], dataDir: string, stdin = ''): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
     cwd: REPO,
-    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      REELSHELF_DATA_DIR: dataDir,
+      ...testDatabaseEnv(dataDir),
+      REELSHELF_LOG_LEVEL: 'warn',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

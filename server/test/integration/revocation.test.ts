@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const PASSWORD = 'a-long-enough-passphrase';
@@ -17,7 +18,12 @@ const PASSWORD = 'a-long-enough-passphrase';
 function cli(args: string[], dataDir: string, stdin = ''): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
     cwd: REPO,
-    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      REELSHELF_DATA_DIR: dataDir,
+      ...testDatabaseEnv(dataDir),
+      REELSHELF_LOG_LEVEL: 'warn',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -4,17 +4,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase } from '../../src/db/database.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { waitFor, within } from '../helpers/wait.ts';
+import { testDatabaseEnv, testDatabaseUrl } from '../helpers/test-database.ts';
 
 const repo = new URL('../../../', import.meta.url).pathname;
 
 function cli(args: string[], dataDir: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['bin/reelshelf.mjs', ...args], {
     cwd: repo,
-    env: { ...process.env, REELSHELF_DATA_DIR: dataDir, REELSHELF_LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      REELSHELF_DATA_DIR: dataDir,
+      ...testDatabaseEnv(dataDir),
+      REELSHELF_LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -28,16 +35,20 @@ function cli(args: string[], dataDir: string, env: Record<string, string> = {}) 
   return { child, exited, output: () => out };
 }
 
-function count(dbFile: string, sql: string): number {
-  let db: BetterSqlite3.Database | undefined;
+/** A table's rows as another process sees them: a connection of its own to the data dir's database. */
+async function count(
+  dataDir: string,
+  table: 'staging_media_files' | 'media_files' | 'movies',
+): Promise<number> {
+  const other = await openDatabase(testDatabaseUrl(dataDir));
   try {
-    db = new BetterSqlite3(dbFile, { fileMustExist: true });
-    const row = db.prepare(sql).get() as { n: number };
-    return row.n;
-  } catch {
-    return 0; // not created or not migrated yet
+    const row = await other.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   } finally {
-    db?.close();
+    await other.close();
   }
 }
 
@@ -51,7 +62,6 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
 
   it('a process killed after staging leaves the live tables as they were; the next start cleans up', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-crash-'));
-    const dbFile = join(dataDir, 'reelshelf.sqlite');
     try {
       // The scan holds once all 60 files are staged (right before its commit) and says so: the kill
       // lands at that known state, however fast or slow the machine scans.
@@ -64,9 +74,9 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
       assert.equal(run.child.exitCode, null, `the scan ended before its pause point: ${run.output()}`);
       run.child.kill('SIGKILL');
       await run.exited;
-      assert.equal(count(dbFile, 'select count(*) as n from staging_media_files'), 60, 'rows were staged');
-      assert.equal(count(dbFile, 'select count(*) as n from media_files'), 0, 'no live media file written');
-      assert.equal(count(dbFile, 'select count(*) as n from movies'), 0, 'no movie written');
+      assert.equal(await count(dataDir, 'staging_media_files'), 60, 'rows were staged');
+      assert.equal(await count(dataDir, 'media_files'), 0, 'no live media file written');
+      assert.equal(await count(dataDir, 'movies'), 0, 'no movie written');
 
       const t = await startTestServer({ REELSHELF_DATA_DIR: dataDir });
       try {
@@ -91,7 +101,7 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
         again.output(),
         /found 60 · new 60 · changed 0 · moved 0 · unchanged 0 · missing 0 · errors 0/,
       );
-      assert.equal(count(dbFile, 'select count(*) as n from media_files'), 60);
+      assert.equal(await count(dataDir, 'media_files'), 60);
 
       const rescan = cli(['scan', media], dataDir);
       assert.equal(await rescan.exited, 0);

@@ -23,6 +23,7 @@ import { JELLYFIN_IMAGE_ROUTES } from '../../src/http/jellyfin/images.routes.ts'
 import { createServer, type ReelshelfServer } from '../../src/server.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { makeFixture } from '../helpers/media.ts';
+import { testDatabaseEnv } from '../helpers/test-database.ts';
 
 interface Film {
   key: 'g' | 'pg' | 'r' | 'unrated';
@@ -133,6 +134,7 @@ describe('visibility: a child walks every route', () => {
       // answer the walk from loopback, a LAN address, and must not tell of a hidden film either.
       REELSHELF_DLNA: 'Kid',
       REELSHELF_DATA_DIR: dataDir,
+      ...testDatabaseEnv(dataDir),
     });
     server = await createServer(config);
     // Every route the app registers, as Fastify registers it (the plugins run at listen).

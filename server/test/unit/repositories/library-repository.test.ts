@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { OpenedDatabase } from '../../../src/db/database.ts';
 import { openTestDatabase } from '../../helpers/test-database.ts';
 import { LibraryRepository } from '../../../src/repositories/library.repository.ts';
+import { compareSqliteText } from '../../../src/domain/library-listing/sqlite-order.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -51,6 +52,23 @@ describe('LibraryRepository.file', () => {
         updated_at: NOW,
       })
       .execute();
+    // Inserted after c.en.srt, listed before it: the array is in relative_path order.
+    await db
+      .insertInto('subtitle_sidecars')
+      .values({
+        media_file_id: 3,
+        relative_path: 'c.de.forced.ass',
+        size_bytes: 2_500_000_000,
+        mtime_ms: 1_767_225_600_123,
+        format: 'ass',
+        kind: 'text',
+        language: 'ger',
+        title: 'Forced',
+        forced: 1,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
     await db
       .insertInto('watch_state')
       .values({
@@ -79,10 +97,88 @@ describe('LibraryRepository.file', () => {
     assert.equal((await repo.file(2))?.position_seconds, null, 'no person: no state');
     assert.match((await repo.file(3))?.sidecars_json ?? '', /c\.en\.srt/, 'its sidecars');
     assert.equal(await repo.file(99), undefined, 'an unknown id: none');
+    assert.equal((await repo.file(1))?.sidecars_json, '[]', 'no sidecar: an empty array');
+    assert.equal(typeof (await repo.file(3))?.sidecars_json, 'string', 'JSON text on both engines');
+    assert.deepEqual(
+      JSON.parse((await repo.file(3))?.sidecars_json ?? ''),
+      [
+        {
+          relative_path: 'c.de.forced.ass',
+          size_bytes: 2_500_000_000,
+          mtime_ms: 1_767_225_600_123,
+          format: 'ass',
+          kind: 'text',
+          language: 'ger',
+          title: 'Forced',
+          forced: 1,
+          default: 0,
+          sdh: 0,
+        },
+        {
+          relative_path: 'c.en.srt',
+          size_bytes: 10,
+          mtime_ms: 2,
+          format: 'srt',
+          kind: 'text',
+          language: 'eng',
+          title: null,
+          forced: 0,
+          default: 0,
+          sdh: 0,
+        },
+      ],
+      'every field, numbers as numbers, in relative_path order',
+    );
     assert.deepEqual(
       await new LibraryRepository(opened.db).file(1, 1),
       built[0],
       'another repository, same database',
     );
+  });
+});
+
+describe('LibraryRepository.movieOrder', () => {
+  it("is the order the listing's JS mirror places changed movies in (sort_title as UTF-8 bytes, then id), on either engine", async () => {
+    const opened = await openTestDatabase();
+    try {
+      // Case, accents, the BMP's end, astral characters, a private-use character, spaces, empties,
+      // and a duplicate (ties by id): where a locale's collation and byte order part.
+      const titles = [
+        'b',
+        'a',
+        'B',
+        'é',
+        'e',
+        'z',
+        '\uffff',
+        '😀',
+        '\ue000x',
+        'ab',
+        'a b',
+        '',
+        'Ä',
+        '𝒜',
+        'a',
+      ];
+      for (const title of titles) {
+        await opened.db
+          .insertInto('movies')
+          .values({
+            title: `t${title}`,
+            sort_title: title,
+            normalized_title: title,
+            created_at: NOW,
+            updated_at: NOW,
+          })
+          .execute();
+      }
+      const expected = titles
+        .map((title, i) => ({ title, id: i + 1 }))
+        .sort((x, y) => compareSqliteText(x.title, y.title) || x.id - y.id)
+        .map((m) => m.id);
+      assert.deepEqual(await new LibraryRepository(opened.db).movieOrder(), expected);
+    } finally {
+      await opened.close();
+    }
   });
 });
