@@ -223,7 +223,7 @@ describe('TrickplayService: never in a viewer’s way, nothing half made', () =>
       () => 'the second run to start ffmpeg',
     );
     assert.ok(existsSync(part), 'the part folder exists while it runs');
-    assert.equal(jobs.cancel(second.jobId), true);
+    assert.equal(await jobs.cancel(second.jobId), true);
     assert.equal((await jobs.wait(second.jobId))?.status, 'cancelled');
     assert.deepEqual(readdirSync(store.resolve('trickplay', String(FILE.id))), [String(first.jobId)]);
     const status = await service.status(FILE.id);
