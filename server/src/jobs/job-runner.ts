@@ -145,6 +145,8 @@ export class JobRunner {
   private closed = false;
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: () => void = () => undefined;
+  /** Every node row the last heartbeat read (knownLiveNodes). */
+  private lastNodes: NodeRow[] = [];
   private heartbeating: Promise<void> | null = null;
   private waking: Promise<void> | null = null;
   private wakeAgain = false;
@@ -222,6 +224,15 @@ export class JobRunner {
   async liveNodes(): Promise<NodeRow[]> {
     const now = this.now();
     return (await this.nodes.list()).filter((n) => nodeAlive(n.heartbeat_at, now, this.timings));
+  }
+
+  /**
+   * The live nodes as the last heartbeat read them (at most a second old), without a query: what
+   * /api/health shows, so it answers while an import's transaction holds SQLite's one connection.
+   */
+  knownLiveNodes(): NodeRow[] {
+    const now = this.now();
+    return this.lastNodes.filter((n) => nodeAlive(n.heartbeat_at, now, this.timings));
   }
 
   /** Whether no other live node shares this database (then this node may tidy what only rows name). */
@@ -644,6 +655,7 @@ export class JobRunner {
     const node = this.node;
     if (node === null || this.closed) return;
     const [running, nodes] = await Promise.all([this.repo.listRunning(), this.nodes.list()]);
+    this.lastNodes = nodes;
     const byId = new Map(nodes.map((n) => [n.id, n]));
     const now = this.now();
     for (const row of running) {

@@ -24,15 +24,15 @@ function parseLoad(json: string): NodeLoad {
 /** The nodes sharing this library's database, for /api/health and the people page (docs/cluster.md). */
 export class NodeStatusService {
   constructor(
-    private readonly runner: Pick<JobRunner, 'liveNodes' | 'nodeId'>,
+    private readonly runner: Pick<JobRunner, 'knownLiveNodes' | 'nodeId'>,
     private readonly clock: Clock,
   ) {}
 
-  /** The live nodes, oldest first; `host` and `pid` only for an admin. */
+  /** The live nodes as of the last heartbeat, oldest first; `host` and `pid` only for an admin. */
   async nodes(forAdmin: boolean): Promise<NodeView[]> {
     const now = this.clock.now().getTime();
     const self = this.runner.nodeId;
-    return (await this.runner.liveNodes()).map((row: NodeRow) => ({
+    return this.runner.knownLiveNodes().map((row: NodeRow) => ({
       id: row.id,
       role: row.role === 'api' || row.role === 'worker' ? row.role : 'all',
       host: forAdmin ? row.host : null,
