@@ -86,12 +86,12 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
           const job = await waitFor(
             async () => {
               const row = await t.server.database.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
-              return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+              return row.status === 'succeeded' || row.status === 'failed' ? row : undefined;
             },
             () => 'the taken-over scan to end',
             { timeoutMs: 120_000 },
           );
-          assert.equal(job.status, 'completed', job.error ?? '');
+          assert.equal(job.status, 'succeeded', job.error ?? '');
           assert.ok(Number(job.attempts) >= 2, 'a second claim ran it');
           const staged = await t.server.database.db.selectFrom('staging_media_files').select('id').execute();
           assert.equal(staged.length, 0, 'no staging left');

@@ -361,12 +361,12 @@ describe('trickplay job: a restart cleans up after a process that died', { timeo
         const job = await waitFor(
           async () => {
             const view = (await (await second.api(`/api/jobs/${deadJob}`)).json()) as { status: string };
-            return ['completed', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
+            return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
           },
           () => 'the taken-over trickplay job to end',
           { timeoutMs: 120_000 },
         );
-        assert.equal(job.status, 'completed');
+        assert.equal(job.status, 'succeeded');
         assert.deepEqual(readdirSync(join(dataDir, 'trickplay')), [String(fileId)]);
         assert.deepEqual(readdirSync(join(dataDir, 'trickplay', String(fileId))), [String(deadJob)]);
         const status = await second.server.services.trickplay.status(fileId);
