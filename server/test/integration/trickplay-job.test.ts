@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { JobStatusName, JobView } from '@reelshelf/contract';
 import sharp from 'sharp';
 import type { TrickplayStatus } from '../../src/services/trickplay/trickplay-ports.ts';
 import { readBif } from '../helpers/bif-reader.ts';
@@ -360,8 +361,9 @@ describe('trickplay job: a restart cleans up after a process that died', { timeo
       try {
         const job = await waitFor(
           async () => {
-            const view = (await (await second.api(`/api/jobs/${deadJob}`)).json()) as { status: string };
-            return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
+            const view = (await (await second.api(`/api/jobs/${deadJob}`)).json()) as JobView;
+            const ended: JobStatusName[] = ['succeeded', 'failed', 'cancelled'];
+            return ended.includes(view.status) ? view : undefined;
           },
           () => 'the taken-over trickplay job to end',
           { timeoutMs: 120_000 },
