@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { findChromium } from './chromium.mjs';
-import { prepareTestPostgres } from './test-postgres.mjs';
+import { ensurePostgresInstalled, prepareTestPostgres } from './test-postgres.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
@@ -149,6 +149,10 @@ function step(label, cmd, args) {
 }
 
 prepareMachine();
+// PostgreSQL's server binaries, before any test file runs: the SQLite pass needs them too (a few
+// files start a throwaway cluster of their own: migrate-database, search parity, the triggers), and
+// files running in parallel must not each run apt-get (dpkg's lock refuses the second).
+ensurePostgresInstalled();
 let files = testRoots.flatMap((d) => findTests(join(root, d)));
 if (only.length > 0) files = files.filter((f) => only.some((o) => f.includes(o)));
 if (files.length === 0) {
