@@ -136,6 +136,37 @@ function findTests(dir) {
   return out;
 }
 
+/** The one switch between the engines (REELSHELF_TEST_DATABASE): a file that never reaches it opens no database. */
+const DATABASE_SWITCH = 'server/test/helpers/test-database.ts';
+const reachCache = new Map();
+
+/**
+ * Whether a test file reaches the database switch through its imports or the helper scripts it
+ * starts (among test files and helpers; the server's own modules are not followed: a test decides
+ * which database they get). A file that does not runs the same on both engines, so the PostgreSQL pass leaves it out.
+ */
+function reachesDatabase(file, seen = new Set()) {
+  if (file === DATABASE_SWITCH) return true;
+  if (reachCache.has(file)) return reachCache.get(file);
+  if (seen.has(file) || !/\/test\//.test(file)) return false;
+  seen.add(file);
+  let text = '';
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch {
+    return false;
+  }
+  const dir = file.slice(0, file.lastIndexOf('/') + 1);
+  const imported = [...text.matchAll(/(?:from|import\()\s*'(\.\.?\/[^']+)'/g)].map((m) =>
+    relative(root, join(root, dir, m[1])),
+  );
+  // A helper script a test starts as a process of its own ('server/test/helpers/….ts' on its argv).
+  const started = [...text.matchAll(/'((?:server|client|contract)\/test\/[^']+\.ts)'/g)].map((m) => m[1]);
+  const reaches = [...imported, ...started].some((f) => reachesDatabase(f, seen));
+  reachCache.set(file, reaches);
+  return reaches;
+}
+
 function step(label, cmd, args) {
   process.stdout.write(`\n== ${label}\n`);
   const started = Date.now();
@@ -179,6 +210,16 @@ if (engine === 'postgres') {
   process.stdout.write('\n== starting a throwaway PostgreSQL\n');
   postgres = await prepareTestPostgres(root);
   process.stdout.write(`== PostgreSQL ready (${postgres.cluster.url})\n`);
+}
+if (engine === 'postgres') {
+  // A file named exactly still runs; of a folder's files, those that open no database are left out.
+  const same = files.filter((f) => !only.includes(f) && !reachesDatabase(f));
+  if (same.length > 0) {
+    files = files.filter((f) => !same.includes(f));
+    process.stdout.write(
+      `== left out on PostgreSQL: ${same.length} files that open no database (they run the same on both engines)\n`,
+    );
+  }
 }
 process.stdout.write(`\n== ${files.length} test files (${engine})\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });
