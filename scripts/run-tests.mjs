@@ -263,9 +263,6 @@ const res = spawnSync(
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',
     '--test-reporter-destination=test-output/tap.txt',
-    // Where the time went, file by file (slowest first).
-    '--test-reporter=./scripts/file-times-reporter.mjs',
-    '--test-reporter-destination=test-output/file-times.txt',
     ...files,
   ],
   {
