@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
+import type { JobStatus } from '../../src/repositories/job.repository.ts';
 import { makeMediaTree } from '../helpers/media.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { waitFor, within } from '../helpers/wait.ts';
@@ -86,12 +87,13 @@ describe('scan from the CLI, and a crash between staging and commit', () => {
           const job = await waitFor(
             async () => {
               const row = await t.server.database.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
-              return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+              const status = row.status as JobStatus;
+              return status === 'succeeded' || status === 'failed' ? row : undefined;
             },
             () => 'the taken-over scan to end',
             { timeoutMs: 120_000 },
           );
-          assert.equal(job.status, 'completed', job.error ?? '');
+          assert.equal(job.status, 'succeeded', job.error ?? '');
           assert.ok(Number(job.attempts) >= 2, 'a second claim ran it');
           const staged = await t.server.database.db.selectFrom('staging_media_files').select('id').execute();
           assert.equal(staged.length, 0, 'no staging left');
