@@ -14,8 +14,7 @@ export interface HlsRunIdentity {
   forPrewarm: boolean;
 }
 
-/** The init section's `idx` in `hls_segments`. */
-export const INIT_INDEX = -1;
+export { INIT_INDEX } from '../domain/hls/run-ownership.ts';
 
 /**
  * The HLS runs and their announced segments (migration 0011, docs/cluster.md "HLS across nodes").
@@ -142,8 +141,9 @@ export class HlsRunRepository {
   }
 
   /**
-   * The rows a node that converts may claim: asked for and held by nobody, or held under a lease that
-   * ran out while a player still asked (or a prewarm pins it); most recently asked first.
+   * The rows a node that converts may look at for a claim: asked for and held by nobody, or held
+   * under a lease that ran out (or asked for while held) while a player still asked (or a prewarm
+   * pins it); most recently asked first. `claimReason` decides.
    */
   async claimable(now: number, askedSince: number): Promise<HlsRunRow[]> {
     return this.db
@@ -154,7 +154,8 @@ export class HlsRunRepository {
           eb.and([eb('owner_node', 'is', null), eb('asked', '=', 1)]),
           eb.and([
             eb('owner_node', 'is not', null),
-            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
+            // Asked for while held: the owner may be a gone process of the asker's host (no lease wait).
+            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('asked', '=', 1)]),
             eb.or([eb('pinned', '=', 1), eb('last_request_at', '>=', askedSince)]),
           ]),
         ]),

@@ -5,6 +5,9 @@
 import { type NodeRole, takeOverReason } from '../jobs/cluster-jobs.ts';
 import { REACH_SOON_SECONDS } from '../playback/segment-source.ts';
 
+/** The init section's `idx` among a presentation's announced segments (`hls_segments`). */
+export const INIT_INDEX = -1;
+
 /** Whether a node of this role runs ffmpeg for players (`api` nodes never do). */
 export function convertsHls(role: NodeRole): boolean {
   return role !== 'api';

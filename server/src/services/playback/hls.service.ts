@@ -2,10 +2,13 @@ import type { HlsContainer } from '../../domain/hls/hls-plan.ts';
 import type { HlsSegment } from '../../domain/hls/segment-plan.ts';
 import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import { chooseSegmentSource } from '../../domain/playback/segment-source.ts';
+import { ownedElsewhere, remoteSegmentAction } from '../../domain/hls/run-ownership.ts';
 import { AppError } from '../../errors.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
 import { HlsPlaylists, type HlsSubtitleSource } from './hls/hls-playlists.ts';
 import { HlsPrewarm, type PreparedSegments } from './hls/hls-prewarm.ts';
+import { HlsClaims } from './hls/hls-claims.ts';
+import { type HlsClusterDeps, HlsOwnership, rowView } from './hls/hls-ownership.ts';
 import { type HlsFfmpeg, HlsRuns } from './hls/hls-runs.ts';
 import { firstMissing, type HlsFile, inUse, type Presentation } from './hls/presentation.ts';
 import {
@@ -25,6 +28,7 @@ export interface HlsImageStreamSource {
 }
 
 export type { HlsFile } from './hls/presentation.ts';
+export type { HlsClusterDeps, HlsNode, HlsPeer } from './hls/hls-ownership.ts';
 export type { KeyframeSource } from './hls/presentation-registry.ts';
 export { withTimestampMap } from './hls/hls-playlists.ts';
 export { hlsKey } from './hls/presentation.ts';
@@ -40,6 +44,8 @@ export interface HlsDeps {
   store: SegmentArea;
   /** The machine's one conversion limit (REELSHELF_MAX_CONVERSIONS), shared with the artifact builds. */
   slots: ConversionSlots;
+  /** The nodes sharing the database: who converts which presentation (docs/cluster.md "HLS across nodes"). */
+  cluster: HlsClusterDeps;
   /** The one bound of artifacts + segments: segments register with it and ask it after every run. */
   cache: PlaybackCache;
   /** Encoder threads per run. */
@@ -96,7 +102,10 @@ function imageStreamLine(made: TrickplayMade | null, choose: ImageStreamChoice):
   return `${imageStreamInfLine(sheets.layout, peakBandwidth(sheets.layout, sheets.sheetBytes), chosen.uri)}\n`;
 }
 
-/** How long a request waits for its segment before 503 + Retry-After. */
+/**
+ * How long a request waits for its segment before 503 + Retry-After: covers a take-over (the dead
+ * owner's 5-s lease, a claim within 0.5 s, ffmpeg's start and the first segment).
+ */
 const SEGMENT_WAIT_MS = 15_000;
 /** A conversion slower than real time for this long is reported to players as a warning. */
 const SLOW_WARNING_MS = 30_000;
@@ -114,6 +123,9 @@ export class HlsService {
   private readonly segments: HlsSegmentStore;
   private readonly playlists: HlsPlaylists;
   private readonly prewarm: HlsPrewarm;
+  private readonly ownership: HlsOwnership;
+  private readonly claims: HlsClaims;
+  private readonly slots: ConversionSlots;
   private readonly now: () => number;
   private readonly trickplay: HlsImageStreamSource | null;
   private readonly log: HlsDeps['log'] | null;
@@ -123,14 +135,16 @@ export class HlsService {
     this.trickplay = deps.trickplay ?? null;
     this.log = deps.log ?? null;
     const subtitles = deps.subtitles;
+    this.slots = deps.slots;
     this.segments = new HlsSegmentStore(deps.store);
+    this.ownership = new HlsOwnership(deps.cluster, this.now, deps.log ?? null);
     this.presentations = new PresentationRegistry({
       ffmpegAvailable: deps.ffmpegAvailable,
       artifacts: deps.artifacts,
       editions: deps.editions,
       paths: deps.paths,
       keyframes: deps.keyframes,
-      segments: this.segments,
+      announced: (p) => this.ownership.refresh(p, true),
       ...(subtitles === undefined ? {} : { tracks: (id: number) => subtitles.tracks(id) }),
       now: this.now,
     });
@@ -139,6 +153,7 @@ export class HlsService {
       slots: deps.slots,
       presentations: this.presentations,
       segments: this.segments,
+      ownership: this.ownership,
       threads: deps.threads,
       idleMs: deps.idleMs,
       slowWarningMs: deps.slowWarningMs ?? SLOW_WARNING_MS,
@@ -152,8 +167,19 @@ export class HlsService {
       runs: this.runs,
       segments: this.segments,
       slots: deps.slots,
+      ownership: this.ownership,
       now: this.now,
     });
+    this.claims = new HlsClaims({
+      ownership: this.ownership,
+      runs: this.runs,
+      presentations: this.presentations,
+      slots: deps.slots,
+      idleMs: deps.idleMs,
+      now: this.now,
+      ...(deps.log === undefined ? {} : { log: deps.log }),
+    });
+    this.claims.start();
     deps.cache.register('segments', this.cacheKind());
   }
 
@@ -196,7 +222,7 @@ export class HlsService {
   ): Promise<string> {
     const s = await this.presentations.of(fileId, device, false, burn);
     requireRendition(s, rendition);
-    this.presentations.touch(s);
+    this.touch(s);
     return this.playlists.media(s, query);
   }
 
@@ -224,8 +250,14 @@ export class HlsService {
 
   private async touched(fileId: number, device: string, burn: number | undefined): Promise<Presentation> {
     const s = await this.presentations.of(fileId, device, false, burn);
-    this.presentations.touch(s);
+    this.touch(s);
     return s;
+  }
+
+  /** A player asked something of it: the idle clock starts again here and, for another owner, on its row. */
+  private touch(s: Presentation): void {
+    this.presentations.touch(s);
+    this.ownership.touch(s);
   }
 
   /**
@@ -246,22 +278,27 @@ export class HlsService {
 
   // ------------------------------------------------------------------ segments
 
-  /** The initialization section of a rendition, produced by a run when none is stored yet. */
+  /** The initialization section of a rendition, produced by a run when none is announced yet. */
   async init(fileId: number, device: string, rendition: string, burn?: number): Promise<HlsFile> {
     const s = await this.presentations.of(fileId, device, false, burn);
     requireRendition(s, rendition);
-    this.presentations.touch(s);
+    this.touch(s);
     const deadline = this.now() + SEGMENT_WAIT_MS;
     while (!s.inits.has(rendition)) {
-      await this.runs.ensure(s, firstMissing(s));
-      await this.presentations.changed(s, deadline);
+      const job = s.job;
+      if (job?.replaced) await job.replaced;
+      else if (s.claiming !== null) await s.claiming;
+      // Any run writes every init section first: the one going here is waited for.
+      else if (job !== null && !job.ended) await this.presentations.changed(s, deadline);
+      else await this.fromCluster(s, firstMissing(s), deadline, true);
     }
-    return this.segments.file(s, rendition, 'init.mp4');
+    return this.segments.file(s, rendition, 'init');
   }
 
   /**
-   * Segment `index` of a rendition: from the cache, or from the running run when it gets there
-   * soon, or from a new run started at this segment (the old one stopped): `chooseSegmentSource`.
+   * Segment `index` of a rendition: announced (by this node or another), or from the run this node
+   * has going when it gets there soon, or from a new run started at this segment (the old one
+   * stopped): `chooseSegmentSource`; with no run here, from the cluster: `remoteSegmentAction`.
    */
   async segment(
     fileId: number,
@@ -278,21 +315,31 @@ export class HlsService {
         message: `This presentation has segments 0 to ${s.segments.length - 1}.`,
       });
     }
-    this.presentations.touch(s);
+    this.touch(s);
     const deadline = this.now() + SEGMENT_WAIT_MS;
     for (;;) {
+      if (s.stored.get(rendition)?.has(index) === true) return this.segments.file(s, rendition, index);
       const job = s.job;
+      if (s.claiming !== null) {
+        await s.claiming;
+        continue;
+      }
+      if (job === null || (job.ended && job.replaced === null)) {
+        // This node runs nothing for it: the cluster says who does (or this node claims it).
+        if (job !== null && job.error !== null && job.start === index) throw conversionFailed(job.error);
+        await this.fromCluster(s, index, deadline, false);
+        continue;
+      }
       const choice = chooseSegmentSource({
-        stored: s.stored.get(rendition)?.has(index) === true,
+        stored: false,
         index,
-        run: job === null ? null : { ...job, next: job.next.get(rendition) ?? job.start },
+        run: { ...job, next: job.next.get(rendition) ?? job.start },
         startOf: (i) => s.segments[i]?.start,
       });
       switch (choice) {
         case 'serve':
-          return this.segments.file(s, rendition, `${index}.m4s`);
+          break;
         case 'wait':
-          if (job === null) break;
           // Counted, so no other request stops the run under us.
           job.waiters++;
           try {
@@ -302,11 +349,7 @@ export class HlsService {
           }
           break;
         case 'fail':
-          throw new AppError('internal_error', {
-            status: 500,
-            message: `The conversion failed: ${job?.error ?? 'unknown error'}`,
-            hint: 'GET /api/health says which ffmpeg is in use; the server log has the details.',
-          });
+          throw conversionFailed(job.error ?? 'unknown error');
         case 'take_turn':
           // Another player waits for this run: its segment first, then ours.
           await this.presentations.changed(s, deadline);
@@ -316,6 +359,82 @@ export class HlsService {
           break;
       }
     }
+  }
+
+  /**
+   * One step towards segment `index` (or, `forInit`, any run's init sections) when this node runs
+   * nothing for the presentation: what other nodes announced, else the run row decides — claim it
+   * here, ask the nodes that convert, wait for the owner, or ask the owner to seek.
+   */
+  private async fromCluster(
+    s: Presentation,
+    index: number,
+    deadline: number,
+    forInit: boolean,
+  ): Promise<void> {
+    const { ownership } = this;
+    await ownership.refresh(s);
+    if (!forInit && s.renditions.some((r) => s.stored.get(r)?.has(index) === true)) return;
+    const row = (await ownership.row(s)) ?? null;
+    // Another request of this node started a run meanwhile: the caller looks again.
+    if (s.claiming !== null || (s.job !== null && !s.job.ended)) return;
+    const ownerProcessGone = row !== null && ownership.ownerProcessGone(row);
+    const self = ownership.node();
+    const view = row === null ? null : rowView(row);
+    let action = remoteSegmentAction({
+      index,
+      row: view,
+      now: this.now(),
+      self: {
+        nodeId: self.id,
+        ownerProcessGone,
+        converts: ownership.converts(),
+        freeSlot: this.slots.inUse < this.slots.max,
+      },
+      others: ownership.others(),
+      startOf: (i) => s.segments[i]?.start,
+    });
+    // Any run writes the init sections first: an owner elsewhere in the film is not asked to move.
+    if (forInit && action === 'seek') action = 'wait';
+    if (forInit && action === 'fail') action = ownership.converts() ? 'claim' : 'ask';
+    switch (action) {
+      case 'claim':
+        await this.runs.claimAndStart(
+          s,
+          index,
+          false,
+          null,
+          ownerProcessGone ? (row?.owner_node ?? null) : null,
+        );
+        return;
+      case 'ask':
+        if (row === null || row.asked !== 1 || row.wanted_index !== index)
+          await ownership.want(s, index, true);
+        else ownership.touch(s);
+        break;
+      case 'seek':
+        await ownership.want(s, index, false);
+        break;
+      case 'wait':
+        ownership.touch(s);
+        break;
+      case 'fail':
+        throw conversionFailed(row?.error ?? 'unknown error');
+      case 'busy':
+        throw new AppError('conversions_busy', {
+          status: 503,
+          message: 'Every node that converts already runs its limit of conversions.',
+          hint: 'Retry shortly, or prepare the film ahead (prewarm) so it plays without converting.',
+          headers: { 'retry-after': '10' },
+        });
+      case 'no_converter':
+        throw new AppError('service_unavailable', {
+          message: 'No node converts: every node on this database is REELSHELF_NODE_ROLE=api.',
+          hint: 'Start a node with REELSHELF_NODE_ROLE=worker (or all) on the same database and data dir.',
+          headers: { 'retry-after': '10' },
+        });
+    }
+    await this.presentations.changed(s, deadline);
   }
 
   // ------------------------------------------------------------------ prewarm, warnings, cache
@@ -353,9 +472,10 @@ export class HlsService {
     return this.runs.running();
   }
 
-  /** Stops every run (shutdown). */
-  close(): Promise<void> {
-    return this.runs.close();
+  /** Stops every run and gives its claim back (shutdown). */
+  async close(): Promise<void> {
+    await this.claims.close();
+    await this.runs.close();
   }
 
   /**
@@ -383,10 +503,29 @@ export class HlsService {
       evict: async (key) => {
         const p = this.presentations.get(key);
         if (p !== undefined && inUse(p)) return; // a player came back meanwhile
+        // Another node converts it right now: its files stay.
+        const row = await this.ownership.repo.get(key);
+        if (row !== undefined && this.ownership.joined()) {
+          const self = {
+            nodeId: this.ownership.node().id,
+            ownerProcessGone: this.ownership.ownerProcessGone(row),
+          };
+          if (ownedElsewhere(rowView(row), this.now(), self)) return;
+        }
+        // The announcements first: no node serves a file once it is being removed.
+        await this.ownership.forget(key);
         await this.segments.remove(key, p);
       },
     };
   }
+}
+
+function conversionFailed(error: string): AppError {
+  return new AppError('internal_error', {
+    status: 500,
+    message: `The conversion failed: ${error}`,
+    hint: 'GET /api/health says which ffmpeg is in use; the server log has the details.',
+  });
 }
 
 function requireRendition(s: Presentation, rendition: string): void {

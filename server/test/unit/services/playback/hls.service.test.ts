@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { DataStore } from '../../../../src/adapters/data-store.ts';
 import type { FfmpegRunOptions } from '../../../../src/adapters/ffmpeg.ts';
 import { AppError } from '../../../../src/errors.ts';
+import { HlsRunRepository } from '../../../../src/repositories/hls-run.repository.ts';
 import { ReadyArtifactIndex } from '../../../../src/services/playback/artifact-index.ts';
 import { ArtifactService } from '../../../../src/services/playback/artifact.service.ts';
 import { ConversionSlots } from '../../../../src/services/playback/conversion-slots.ts';
@@ -19,6 +20,7 @@ import {
   InMemoryJobs,
   InMemoryMediaFiles,
 } from '../../../fakes/playback-repositories.ts';
+import { openTestDatabase } from '../../../helpers/test-database.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { audio, file, video } from '../../playback/fixtures.ts';
 
@@ -54,14 +56,21 @@ function idleFfmpeg() {
  */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
-describe('HlsService with in-memory repositories: runs, slots, restarts', () => {
+describe('HlsService with in-memory repositories (and the run rows in a real database): runs, slots, restarts', () => {
   let dir: string;
+  const databases: { close(): Promise<void> }[] = [];
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-unit-'));
   });
+  after(async () => {
+    for (const db of databases) await db.close();
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  function build(maxConversions = 1, trickplay?: HlsDeps['trickplay'], log?: HlsDeps['log']) {
+  /** One node alone on its own database (what SQLite is), as the job runner would name it. */
+  async function build(maxConversions = 1, trickplay?: HlsDeps['trickplay'], log?: HlsDeps['log']) {
+    const database = await openTestDatabase();
+    databases.push(database);
     const store = new DataStore(mkdtempSync(join(dir, 'data-')));
     const clock = { now: () => new Date() };
     const files = new InMemoryMediaFiles();
@@ -109,6 +118,12 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
       keyframes: { keyframesOf: async () => assert.fail('encoded video needs no keyframe index') },
       store,
       slots,
+      cluster: {
+        repo: new HlsRunRepository(database.db),
+        node: () => ({ id: 'unit-node', role: 'all', host: 'unit-host' }),
+        peers: () => [],
+        pidAlive: () => true,
+      },
       cache,
       threads: 1,
       idleMs: 60_000,
@@ -149,7 +164,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
       bifBytes: 50_000,
       madeAt: '2026-11-26T08:00:00.000Z',
     };
-    const ready = build(1, { made: async () => made });
+    const ready = await build(1, { made: async () => made });
     const text = await ready.hls.masterPlaylist(1, 'web', 'device=web&token=t');
     // 18,000 bytes × 8 / 18 thumbnails / 10 s = 800 b/s.
     assert.match(
@@ -158,7 +173,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
     );
     await ready.hls.close();
     const warnings: unknown[] = [];
-    const broken = build(
+    const broken = await build(
       1,
       { made: () => Promise.reject(new Error('database is locked')) },
       { warn: (obj) => warnings.push(obj) },
@@ -171,7 +186,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a player that finds every slot held gets 503 conversions_busy with Retry-After', async () => {
-    const t = build(1);
+    const t = await build(1);
     const build1 = t.slots.takeNow(); // a progressive build holds the machine's only slot
     await assert.rejects(t.hls.segment(1, 'web', 'v', 0), (err: unknown) => {
       assert.ok(err instanceof AppError);
@@ -186,7 +201,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a segment the running run reaches soon is waited for: one run for two players', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'web', 'q');
     const first = t.pending(t.hls.segment(1, 'web', 'v', 0));
     await settle();
@@ -199,7 +214,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a seek far ahead restarts the run there on the same slot; an init asked meanwhile is no 503', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'web', 'q');
     // The player's init starts a run at the start (a request that waits without holding the run).
     const init = t.pending(t.hls.init(1, 'web', 'v'));
@@ -224,7 +239,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a prewarm waits for a slot instead of failing, and its run is not stopped for a player it will serve', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'tv', 'q');
     const player = t.slots.takeNow();
     const controller = new AbortController();
