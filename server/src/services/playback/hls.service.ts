@@ -1,23 +1,23 @@
 import type { HlsContainer } from '../../domain/hls/hls-plan.ts';
 import type { HlsSegment } from '../../domain/hls/segment-plan.ts';
-import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import { chooseSegmentSource } from '../../domain/playback/segment-source.ts';
-import { ownedElsewhere, remoteSegmentAction } from '../../domain/hls/run-ownership.ts';
 import { AppError } from '../../errors.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
 import { HlsPlaylists, type HlsSubtitleSource } from './hls/hls-playlists.ts';
 import { HlsPrewarm, type PreparedSegments } from './hls/hls-prewarm.ts';
+import { ClusterRequests, conversionFailed } from './hls/cluster-requests.ts';
 import { HlsClaims } from './hls/hls-claims.ts';
-import { type HlsClusterDeps, HlsOwnership, rowView } from './hls/hls-ownership.ts';
+import { segmentsCacheKind } from './hls/segments-cache.ts';
+import { type HlsClusterDeps, HlsOwnership } from './hls/hls-ownership.ts';
 import { type HlsFfmpeg, HlsRuns } from './hls/hls-runs.ts';
-import { firstMissing, type HlsFile, inUse, type Presentation } from './hls/presentation.ts';
+import { firstMissing, type HlsFile, type Presentation } from './hls/presentation.ts';
 import {
   type KeyframeSource,
   PresentationRegistry,
   type PresentationRegistryDeps,
 } from './hls/presentation-registry.ts';
 import { HlsSegmentStore, type SegmentArea } from './hls/segment-store.ts';
-import type { CacheKind, PlaybackCache } from './playback-cache.ts';
+import type { PlaybackCache } from './playback-cache.ts';
 import { peakBandwidth } from '../../domain/trickplay/geometry.ts';
 import { imageStreamInfLine } from '../../domain/trickplay/image-playlist.ts';
 import type { TrickplayMade, TrickplayVariant } from '../../domain/trickplay/made.ts';
@@ -125,6 +125,7 @@ export class HlsService {
   private readonly prewarm: HlsPrewarm;
   private readonly ownership: HlsOwnership;
   private readonly claims: HlsClaims;
+  private readonly cluster: ClusterRequests;
   private readonly slots: ConversionSlots;
   private readonly now: () => number;
   private readonly trickplay: HlsImageStreamSource | null;
@@ -180,7 +181,22 @@ export class HlsService {
       ...(deps.log === undefined ? {} : { log: deps.log }),
     });
     this.claims.start();
-    deps.cache.register('segments', this.cacheKind());
+    this.cluster = new ClusterRequests({
+      ownership: this.ownership,
+      runs: this.runs,
+      presentations: this.presentations,
+      slots: deps.slots,
+      now: this.now,
+    });
+    deps.cache.register(
+      'segments',
+      segmentsCacheKind({
+        presentations: this.presentations,
+        segments: this.segments,
+        ownership: this.ownership,
+        now: this.now,
+      }),
+    );
   }
 
   /** How many conversion runs this process started (tests: a prewarmed film starts none). */
@@ -290,7 +306,7 @@ export class HlsService {
       else if (s.claiming !== null) await s.claiming;
       // Any run writes every init section first: the one going here is waited for.
       else if (job !== null && !job.ended) await this.presentations.changed(s, deadline);
-      else await this.fromCluster(s, firstMissing(s), deadline, true);
+      else await this.cluster.step(s, firstMissing(s), deadline, true);
     }
     return this.segments.file(s, rendition, 'init');
   }
@@ -327,7 +343,7 @@ export class HlsService {
       if (job === null || (job.ended && job.replaced === null)) {
         // This node runs nothing for it: the cluster says who does (or this node claims it).
         if (job !== null && job.error !== null && job.start === index) throw conversionFailed(job.error);
-        await this.fromCluster(s, index, deadline, false);
+        await this.cluster.step(s, index, deadline, false);
         continue;
       }
       const choice = chooseSegmentSource({
@@ -359,82 +375,6 @@ export class HlsService {
           break;
       }
     }
-  }
-
-  /**
-   * One step towards segment `index` (or, `forInit`, any run's init sections) when this node runs
-   * nothing for the presentation: what other nodes announced, else the run row decides — claim it
-   * here, ask the nodes that convert, wait for the owner, or ask the owner to seek.
-   */
-  private async fromCluster(
-    s: Presentation,
-    index: number,
-    deadline: number,
-    forInit: boolean,
-  ): Promise<void> {
-    const { ownership } = this;
-    await ownership.refresh(s);
-    if (!forInit && s.renditions.some((r) => s.stored.get(r)?.has(index) === true)) return;
-    const row = (await ownership.row(s)) ?? null;
-    // Another request of this node started a run meanwhile: the caller looks again.
-    if (s.claiming !== null || (s.job !== null && !s.job.ended)) return;
-    const ownerProcessGone = row !== null && ownership.ownerProcessGone(row);
-    const self = ownership.node();
-    const view = row === null ? null : rowView(row);
-    let action = remoteSegmentAction({
-      index,
-      row: view,
-      now: this.now(),
-      self: {
-        nodeId: self.id,
-        ownerProcessGone,
-        converts: ownership.converts(),
-        freeSlot: this.slots.inUse < this.slots.max,
-      },
-      others: ownership.others(),
-      startOf: (i) => s.segments[i]?.start,
-    });
-    // Any run writes the init sections first: an owner elsewhere in the film is not asked to move.
-    if (forInit && action === 'seek') action = 'wait';
-    if (forInit && action === 'fail') action = ownership.converts() ? 'claim' : 'ask';
-    switch (action) {
-      case 'claim':
-        await this.runs.claimAndStart(
-          s,
-          index,
-          false,
-          null,
-          ownerProcessGone ? (row?.owner_node ?? null) : null,
-        );
-        return;
-      case 'ask':
-        if (row === null || row.asked !== 1 || row.wanted_index !== index)
-          await ownership.want(s, index, true);
-        else ownership.touch(s);
-        break;
-      case 'seek':
-        await ownership.want(s, index, false);
-        break;
-      case 'wait':
-        ownership.touch(s);
-        break;
-      case 'fail':
-        throw conversionFailed(row?.error ?? 'unknown error');
-      case 'busy':
-        throw new AppError('conversions_busy', {
-          status: 503,
-          message: 'Every node that converts already runs its limit of conversions.',
-          hint: 'Retry shortly, or prepare the film ahead (prewarm) so it plays without converting.',
-          headers: { 'retry-after': '10' },
-        });
-      case 'no_converter':
-        throw new AppError('service_unavailable', {
-          message: 'No node converts: every node on this database is REELSHELF_NODE_ROLE=api.',
-          hint: 'Start a node with REELSHELF_NODE_ROLE=worker (or all) on the same database and data dir.',
-          headers: { 'retry-after': '10' },
-        });
-    }
-    await this.presentations.changed(s, deadline);
   }
 
   // ------------------------------------------------------------------ prewarm, warnings, cache
@@ -477,55 +417,6 @@ export class HlsService {
     await this.claims.close();
     await this.runs.close();
   }
-
-  /**
-   * The presentations as the playback cache sees them: one folder each, last used when a player
-   * last asked (a folder of an earlier process: when it was last written), in use while converted,
-   * waited for or leased by a prewarm.
-   */
-  private cacheKind(): CacheKind {
-    return {
-      entries: async () => {
-        const out: CacheEntry[] = [];
-        for (const key of await this.segments.folders()) {
-          const p = this.presentations.get(key);
-          const measured = await this.segments.measure(key);
-          out.push({
-            kind: 'segments',
-            key,
-            bytes: measured.bytes,
-            lastUsedMs: p?.lastRequest ?? measured.newestMtimeMs,
-            inUse: p !== undefined && inUse(p),
-          });
-        }
-        return out;
-      },
-      evict: async (key) => {
-        const p = this.presentations.get(key);
-        if (p !== undefined && inUse(p)) return; // a player came back meanwhile
-        // Another node converts it right now: its files stay.
-        const row = await this.ownership.repo.get(key);
-        if (row !== undefined && this.ownership.joined()) {
-          const self = {
-            nodeId: this.ownership.node().id,
-            ownerProcessGone: this.ownership.ownerProcessGone(row),
-          };
-          if (ownedElsewhere(rowView(row), this.now(), self)) return;
-        }
-        // The announcements first: no node serves a file once it is being removed.
-        await this.ownership.forget(key);
-        await this.segments.remove(key, p);
-      },
-    };
-  }
-}
-
-function conversionFailed(error: string): AppError {
-  return new AppError('internal_error', {
-    status: 500,
-    message: `The conversion failed: ${error}`,
-    hint: 'GET /api/health says which ffmpeg is in use; the server log has the details.',
-  });
 }
 
 function requireRendition(s: Presentation, rendition: string): void {
