@@ -303,7 +303,7 @@ export class HlsService {
     while (!s.inits.has(rendition)) {
       const job = s.job;
       if (job?.replaced) await job.replaced;
-      else if (s.claiming !== null) await s.claiming;
+      else if (s.claiming !== null) await startedByAnother(s.claiming);
       // Any run writes every init section first: the one going here is waited for.
       else if (job !== null && !job.ended) await this.presentations.changed(s, deadline);
       else await this.cluster.step(s, firstMissing(s), deadline, true);
@@ -337,7 +337,7 @@ export class HlsService {
       if (s.stored.get(rendition)?.has(index) === true) return this.segments.file(s, rendition, index);
       const job = s.job;
       if (s.claiming !== null) {
-        await s.claiming;
+        await startedByAnother(s.claiming);
         continue;
       }
       if (job === null || (job.ended && job.replaced === null)) {
@@ -412,11 +412,28 @@ export class HlsService {
     return this.runs.running();
   }
 
+  /** Requests waiting for a segment or init section right now (tests). */
+  waiting(): number {
+    let n = 0;
+    for (const p of this.presentations.all()) n += p.waiting;
+    return n;
+  }
+
   /** Stops every run and gives its claim back (shutdown). */
   async close(): Promise<void> {
     await this.claims.close();
     await this.runs.close();
   }
+}
+
+/**
+ * Waits for a run another request of this node is claiming and starting, then lets that request
+ * register as the run's waiter first (its continuation is all microtasks): otherwise this request,
+ * resumed first, would take the run for idle and restart it elsewhere under the request it started for.
+ */
+async function startedByAnother(claiming: Promise<void>): Promise<void> {
+  await claiming;
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 function requireRendition(s: Presentation, rendition: string): void {

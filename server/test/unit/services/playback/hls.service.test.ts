@@ -52,7 +52,8 @@ function idleFfmpeg() {
 
 /**
  * Lets requests that are past their presentation's set-up (each test makes it first, awaited) reach
- * their decision: a few promise hops and no I/O but the segment folder's listing.
+ * their decision (a few reads of the run row); where the test can see the state it waits for, it
+ * waits for that instead (`hls.waiting()`, the slot queue).
  */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
@@ -204,9 +205,15 @@ describe('HlsService with in-memory repositories (and the run rows in a real dat
     const t = await build(1);
     await t.hls.masterPlaylist(1, 'web', 'q');
     const first = t.pending(t.hls.segment(1, 'web', 'v', 0));
-    await settle();
+    await waitFor(
+      () => t.hls.waiting() === 1,
+      () => `the first player to wait (${String(first.error)})`,
+    );
     const second = t.pending(t.hls.segment(1, 'web', 'v', 1)); // 4 s further: within reach
-    await settle();
+    await waitFor(
+      () => t.hls.waiting() === 2,
+      () => `the second player to wait (${String(second.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 1, 'the second player joined the run');
     assert.equal(t.hls.running(), 1);
     assert.equal(first.done || second.done, false);
@@ -225,7 +232,11 @@ describe('HlsService with in-memory repositories (and the run rows in a real dat
     // A seek to 32 s: far beyond what the run reaches soon, and nobody waits for its segments.
     const seek = t.pending(t.hls.segment(1, 'web', 'v', 8));
     const audioInit = t.pending(t.hls.init(1, 'web', 'a0'));
-    await settle();
+    // The two inits and the seek wait (none refused).
+    await waitFor(
+      () => t.hls.waiting() === 3 || seek.done || audioInit.done || init.done,
+      () => `the three requests to wait (${String(seek.error)}, ${String(audioInit.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 2, 'restarted once');
     assert.equal(t.ffmpeg.runs[0]?.stopped, true, 'the old run was stopped');
     assert.equal(t.ffmpeg.runs[1]?.startSeconds, 32, 'the new run starts at the segment asked for');
@@ -244,7 +255,10 @@ describe('HlsService with in-memory repositories (and the run rows in a real dat
     const player = t.slots.takeNow();
     const controller = new AbortController();
     const prewarm = t.pending(t.hls.prepareAll(1, 'tv', controller.signal, () => undefined));
-    await settle();
+    await waitFor(
+      () => t.slots.queued === 1 || prewarm.done,
+      () => 'the prewarm to ask for a slot',
+    );
     assert.equal(t.slots.queued, 1, 'waiting its turn');
     assert.equal(t.ffmpeg.runs.length, 0);
     player.release();
@@ -254,7 +268,11 @@ describe('HlsService with in-memory repositories (and the run rows in a real dat
     );
     // A player of the same presentation asks far ahead: the prewarm's run will make it, so it waits.
     const seek = t.pending(t.hls.segment(1, 'tv', 'v', 9));
-    await settle();
+    // The prewarm waits for its run's segments, the player for segment 9.
+    await waitFor(
+      () => t.hls.waiting() === 2 || seek.done,
+      () => `the player to wait (${String(seek.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 1, 'not restarted for the player');
     assert.equal(t.ffmpeg.runs[0]?.stopped, false);
     controller.abort(new Error('cancelled'));
