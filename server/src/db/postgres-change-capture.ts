@@ -9,6 +9,8 @@ export const LISTING_CHANNEL = 'reelshelf_listing';
 export const PEOPLE_CHANNEL = 'reelshelf_people';
 /** NOTIFY channel of job enqueues, cancels and ends (the trigger of migration 0009; no payload). */
 export const JOBS_CHANNEL = 'reelshelf_jobs';
+/** NOTIFY channel of HLS announcements, seeks, claims (the triggers of migration 0011; payload: the presentation key). */
+export { HLS_CHANNEL } from './migrations/0011-hls-runs.ts';
 
 /** Below PostgreSQL's 8000-byte payload limit; a longer change is announced as "everything". */
 const MAX_PAYLOAD = 7900;

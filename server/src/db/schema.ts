@@ -415,6 +415,39 @@ export interface FavouritesTable {
   created_at: Timestamp;
 }
 
+/** One HLS presentation's conversion across the nodes (migration 0011, docs/cluster.md "HLS across nodes"). */
+export interface HlsRunsTable {
+  presentation_key: string;
+  file_id: number;
+  device: string;
+  burn: number | null;
+  /** 1: the presentation a prewarm plans (the strict policy's fallback). */
+  for_prewarm: Generated<number>;
+  owner_node: string | null;
+  epoch: Generated<number>;
+  /** Epoch ms. */
+  lease_until: number | null;
+  start_index: Generated<number>;
+  next_index: Generated<number>;
+  wanted_index: Generated<number>;
+  wanted_seq: Generated<number>;
+  asked: Generated<number>;
+  pinned: Generated<number>;
+  last_request_at: number;
+  error: string | null;
+  updated_at: number;
+}
+
+/** A finished HLS segment (init section: idx -1) as its run announced it (migration 0011). */
+export interface HlsSegmentsTable {
+  presentation_key: string;
+  rendition: string;
+  idx: number;
+  epoch: number;
+  bytes: number;
+  file_name: string;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -438,6 +471,8 @@ export interface Database {
   favourites: FavouritesTable;
   jobs: JobsTable;
   nodes: NodesTable;
+  hls_runs: HlsRunsTable;
+  hls_segments: HlsSegmentsTable;
   settings: SettingsTable;
   server_secrets: ServerSecretsTable;
   provider_cache: ProviderCacheTable;
