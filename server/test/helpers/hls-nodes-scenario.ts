@@ -7,7 +7,7 @@
 // and the reader sees at most a stall, never an error, and decodes the film end to end.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -75,10 +75,11 @@ function segmentStarts(playlist: string): number[] {
   return starts;
 }
 
-/** The lowest segment index missing from any rendition folder on disk (whatever the file naming). */
-function firstMissingOnDisk(dataDir: string): number {
+/** Segment indexes on disk per rendition folder (whatever the file naming: `<n>….m4s`). */
+function segmentsOnDisk(dataDir: string): Set<number>[] {
   const root = join(dataDir, 'segments');
   const made: Set<number>[] = [];
+  if (!existsSync(root)) return made;
   for (const key of readdirSync(root)) {
     for (const rendition of readdirSync(join(root, key), { withFileTypes: true })) {
       if (!rendition.isDirectory()) continue;
@@ -90,9 +91,21 @@ function firstMissingOnDisk(dataDir: string): number {
       made.push(set);
     }
   }
+  return made;
+}
+
+/** The lowest segment index missing from any rendition folder on disk. */
+function firstMissingOnDisk(dataDir: string): number {
+  const made = segmentsOnDisk(dataDir);
   let i = 0;
   while (made.length > 0 && made.every((s) => s.has(i))) i++;
   return i;
+}
+
+/** How many segments every rendition has on disk (the fewest of any). */
+function madeOnDisk(dataDir: string): number {
+  const made = segmentsOnDisk(dataDir);
+  return made.length === 0 ? 0 : Math.min(...made.map((s) => s.size));
 }
 
 /**
@@ -101,6 +114,8 @@ function firstMissingOnDisk(dataDir: string): number {
  */
 export async function playThroughApiNodes(options: {
   filmSeconds: number;
+  /** The film's picture size: big enough that its conversion takes a while (default 640x360). */
+  size?: string;
   databaseUrl: string;
   onPhase?: (what: string) => void;
 }): Promise<HlsNodesFigures> {
@@ -118,7 +133,7 @@ export async function playThroughApiNodes(options: {
     // MPEG-2 video and AC-3 audio: the web device plays neither, so every segment is converted.
     await run(fixtureFfmpeg, [
       ...['-hide_banner', '-loglevel', 'error', '-y'],
-      ...['-f', 'lavfi', '-i', `testsrc2=duration=${filmSeconds}:size=320x180:rate=25`],
+      ...['-f', 'lavfi', '-i', `testsrc2=duration=${filmSeconds}:size=${options.size ?? '640x360'}:rate=25`],
       ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${filmSeconds}:sample_rate=48000`],
       ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '6', '-c:a', 'ac3', '-ac', '2', film],
     ]);
@@ -197,20 +212,23 @@ export async function playThroughApiNodes(options: {
     started.stderr?.on('data', (d: Buffer) => (readerErrors += d.toString()));
     const readerDone = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
 
-    const videoSegment = /\/hls\/v\/(\d+)\.m4s/;
+    // fMP4 or MPEG-TS segments, as the device's plan has them (whole, or ranges of them).
+    const videoSegment = /\/hls\/v\/(\d+)\.(?:m4s|ts)\?/;
     const readVideo = () =>
       log.flatMap((r) => {
         const m = videoSegment.exec(r.path);
-        return m === null || r.status !== 200 ? [] : [Number(m[1])];
+        return m === null || (r.status !== 200 && r.status !== 206) ? [] : [Number(m[1])];
       });
-    // A quarter of the film read, then the worker converting it dies.
+    // A quarter of the film made (and read as it came), then the worker converting it dies.
     const quarter = Math.max(2, Math.floor(starts.length / 4));
     await waitFor(
-      () => readVideo().length >= quarter,
-      () => `the reader to get ${quarter} segments (got ${readVideo().length}; ${readerErrors})`,
-      { timeoutMs: 240_000, intervalMs: 100 },
+      () => conversionsOf(film).length === 1 && madeOnDisk(dataDir) >= quarter,
+      () =>
+        `a quarter (${quarter}) of the segments made (made ${madeOnDisk(dataDir)}, read ${readVideo().length}; ${readerErrors}); ` +
+        `requests: ${JSON.stringify(log.slice(-4))}; converting: ${JSON.stringify(conversionsOf(film).map((c) => c.parent))}`,
+      { timeoutMs: 240_000, intervalMs: 50 },
     );
-    phase('a quarter read');
+    phase(`a quarter made (${readVideo().length} read)`);
     const running = conversionsOf(film);
     assert.equal(running.length, 1, `one conversion runs: ${JSON.stringify(running)}`);
     const victim = [w1, w2].find((w) => w.pid === running[0]?.parent);
