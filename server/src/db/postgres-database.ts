@@ -61,6 +61,9 @@ class TextInByteOrderPlugin implements KyselyPlugin {
 export async function openPostgresDatabase(url: string, options: OpenOptions): Promise<OpenedDatabase> {
   const pool = new pg.Pool({
     connectionString: url,
+    // No JIT: it compiles a query whose estimated cost passes jit_above_cost, ~100–200 ms of
+    // compiling for a search or listing query that runs in a few (a bad estimate is enough).
+    options: '-c jit=off',
     max: options.pool ?? 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
