@@ -138,15 +138,51 @@ export class MovieRepository {
     offset: number,
     visible: CertificationFilter | null,
   ): Promise<{ rows: MovieRow[]; total: number }> {
-    const rows = await this.searchQuery(words, { visible }, true)
-      .selectAll('m')
+    // The page is ranked and counted on narrow rows (id, rank, sort title), then joined to its movies.
+    const page = this.searchQuery(words, { visible }, true)
+      .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total')])
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
       .orderBy('m.id')
       .limit(limit)
+      .offset(offset);
+    const found = await this.db
+      .with('page', () => page)
+      .selectFrom('page')
+      .innerJoin('movies as m', 'm.id', 'page.id')
+      .selectAll('m')
+      .select('page.total')
+      .orderBy('page.rank')
+      .orderBy('page.sort_title')
+      .orderBy('page.id')
+      .execute();
+    const first = found[0];
+    if (first === undefined) {
+      return { rows: [], total: offset === 0 ? 0 : await this.searchCount(words, { visible }) };
+    }
+    return { rows: found.map(({ total: _total, ...row }) => row), total: Number(first.total) };
+  }
+
+  /**
+   * The ids of one page of the movies `words` find (narrowed and ordered as `options` say) and how
+   * many they find, in one query: the count is a window over the same rows, so the matches are
+   * found, joined and ranked once, and only ids, ranks and sort titles go through the sort (the
+   * rows of the page are read after). A page past the end counts on its own.
+   */
+  async searchPageIds(
+    words: readonly string[],
+    options: SearchOptions,
+    limit: number,
+    offset: number,
+  ): Promise<{ ids: number[]; total: number }> {
+    const rows = await this.orderedSearch(words, options)
+      .select(sql<number>`count(*) over ()`.as('total'))
+      .limit(limit)
       .offset(offset)
       .execute();
-    return { rows, total: await this.searchCount(words, { visible }) };
+    const first = rows[0];
+    if (first !== undefined) return { ids: rows.map((r) => r.id), total: Number(first.total) };
+    return { ids: [], total: offset === 0 ? 0 : await this.searchCount(words, options) };
   }
 
   /**
@@ -159,6 +195,13 @@ export class MovieRepository {
     limit: number | null,
     offset: number,
   ): Promise<number[]> {
+    const query = this.orderedSearch(words, options);
+    const rows = await (limit === null ? query : query.limit(limit).offset(offset)).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The ids of the movies `words` find, narrowed and ordered as `options` say. */
+  private orderedSearch(words: readonly string[], options: SearchOptions) {
     const order = options.order ?? 'relevance';
     let query = this.searchQuery(words, options, order === 'relevance').select('m.id');
     if (order === 'relevance') query = query.orderBy('hit.rank').orderBy('m.sort_title');
@@ -169,9 +212,7 @@ export class MovieRepository {
         .orderBy('m.year', 'desc')
         .orderBy('m.sort_title');
     }
-    query = query.orderBy('m.id', order === 'recent' ? 'desc' : 'asc');
-    const rows = await (limit === null ? query : query.limit(limit).offset(offset)).execute();
-    return rows.map((r) => r.id);
+    return query.orderBy('m.id', order === 'recent' ? 'desc' : 'asc');
   }
 
   /** How many movies `words` find (with searchIds' format and binder narrowing). */

@@ -67,36 +67,47 @@ export const sqliteSearch: SearchDialect = {
  * N and the sum of the lengths come from movie_search_totals (kept by each sync).
  */
 const POSTGRES_BM25 = (words: readonly string[]) => {
-  // One row of scalar subqueries (each computed once): every word's first lexeme and how many rows
-  // it finds. MATERIALIZED, so the planner neither repeats them at each use nor guesses row counts.
+  // One word: the rows it finds are the rows the search finds, so n is counted over them (a window)
+  // instead of by a second scan of the index.
+  const single = words.length === 1;
+  // One row of scalar subqueries (each computed once): every word's first lexeme and, for several
+  // words, how many rows each finds. MATERIALIZED, so the planner neither repeats them at each use
+  // nor guesses row counts.
   const terms = words.map((word, i) => {
     const [l, n] = ['l', 'n'].map((c) => sql.raw(`${c}${i}`));
-    return sql`(SELECT u.lexeme FROM unnest(to_tsvector('reelshelf_search', reelshelf_search_words(${word}::text))) u
-          ORDER BY u.positions[1] LIMIT 1) COLLATE "C" AS ${l},
-        (SELECT count(*)::float8 FROM movie_search s
+    const lexeme = sql`(SELECT u.lexeme FROM unnest(to_tsvector('reelshelf_search', reelshelf_search_words(${word}::text))) u
+          ORDER BY u.positions[1] LIMIT 1) COLLATE "C" AS ${l}`;
+    if (single) return lexeme;
+    return sql`${lexeme}, (SELECT count(*)::float8 FROM movie_search s
           WHERE s.document @@ to_tsquery('reelshelf_search', ${tsQueryExpression([word])}::text)) AS ${n}`;
   });
-  const columns = words.map((_, i) => {
-    const [l, n, u, w] = ['l', 'n', 'u', 'w'].map((c) => sql.raw(`${c}${i}`));
-    const raw = sql`greatest(ln((totals.rows - t.${n} + 0.5) / (t.${n} + 0.5)), 0)::float8`;
-    return sql`t.${l}, t.${l} || chr(1114111) AS ${u}, CASE WHEN ${raw} <= 0 THEN 1e-6 ELSE ${raw} END AS ${w}`;
+  // f of each word in each row found: computed once a row, in the subquery (OFFSET 0 keeps it from
+  // being merged into the outer query, which would compute f at each use, and, for one word, keep
+  // the whole rows, tsvector and arrays, in the window's buffer instead of these few numbers).
+  const freqs = words.map((_, i) => {
+    const [l, u, f] = [sql.raw(`q.l${i}`), sql.raw(`q.u${i}`), sql.raw(`f${i}`)];
+    const below = sql`width_bucket(${l}, s.lexemes)`;
+    return sql`coalesce((s.lexeme_freqs[width_bucket(${u}, s.lexemes) + 1]
+      - s.lexeme_freqs[${below} + 1 - CASE WHEN s.lexemes[${below}] = ${l} THEN 1 ELSE 0 END])::float8, 0) AS ${f}`;
   });
   const scores = words.map((_, i) => {
-    const [l, u, w] = ['l', 'u', 'w'].map((c) => sql.raw(`q.${c}${i}`));
-    const below = sql`width_bucket(${l}, s.lexemes)`;
-    const f = sql`coalesce((s.lexeme_freqs[width_bucket(${u}, s.lexemes) + 1]
-      - s.lexeme_freqs[${below} + 1 - CASE WHEN s.lexemes[${below}] = ${l} THEN 1 ELSE 0 END])::float8, 0)`;
-    return sql`${w} * (${f} * 2.2)
-      / (${f} + 1.2 * (0.25 + 0.75 * s.token_count / (q.tokens / q.rows)))`;
+    const [n, f] = [single ? sql`x.n` : sql.raw(`q.n${i}`), sql.raw(`x.f${i}`)];
+    const raw = sql`greatest(ln((q.rows - ${n} + 0.5) / (${n} + 0.5)), 0)::float8`;
+    return sql`CASE WHEN ${raw} <= 0 THEN 1e-6 ELSE ${raw} END * (${f} * 2.2)
+      / (${f} + 1.2 * (0.25 + 0.75 * x.token_count / (q.tokens / q.rows)))`;
   });
   return sql<SearchHit>`(
-  WITH t AS MATERIALIZED (SELECT ${sql.join(terms)}),
-  q AS MATERIALIZED (
-    SELECT totals.rows, totals.tokens, ${sql.join(columns)}
-    FROM (SELECT rows::float8 AS rows, tokens::float8 AS tokens FROM movie_search_totals LIMIT 1) totals, t)
-  SELECT s.movie_id AS id, -(${sql.join(scores, sql` + `)})::float8 AS rank
-  FROM movie_search s, q
-  WHERE s.document @@ to_tsquery('reelshelf_search', ${tsQueryExpression(words)})
+  WITH q AS MATERIALIZED (
+    SELECT totals.rows, totals.tokens, t.*, ${sql.join(words.map((_, i) => sql.raw(`t.l${i} || chr(1114111) AS u${i}`)))}
+    FROM (SELECT rows::float8 AS rows, tokens::float8 AS tokens FROM movie_search_totals LIMIT 1) totals,
+      (SELECT ${sql.join(terms)}) t)
+  SELECT x.id, -(${sql.join(scores, sql` + `)})::float8 AS rank
+  FROM (
+    SELECT y.*${single ? sql`, count(*) OVER ()::float8 AS n` : sql``} FROM (
+      SELECT s.movie_id AS id, s.token_count, ${sql.join(freqs)}
+      FROM movie_search s, q
+      WHERE s.document @@ to_tsquery('reelshelf_search', ${tsQueryExpression(words)})
+      OFFSET 0) y) x, q
 )`;
 };
 

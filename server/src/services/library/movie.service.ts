@@ -162,11 +162,13 @@ export class MovieService {
     if (words.length === 0) return null;
     const repo = this.movies;
     await syncSearchIndex(repo);
-    const matched = await repo.searchCount(words, options);
-    const last = Math.max(1, Math.ceil(matched / pageSize));
-    const shown = Math.min(Math.max(1, page), last);
-    const ids = matched === 0 ? [] : await repo.searchIds(words, options, pageSize, (shown - 1) * pageSize);
-    return { ids, matched, page: shown };
+    const asked = Math.max(1, page);
+    const found = await repo.searchPageIds(words, options, pageSize, (asked - 1) * pageSize);
+    const last = Math.max(1, Math.ceil(found.total / pageSize));
+    if (asked <= last) return { ids: found.ids, matched: found.total, page: asked };
+    // Past the end: the last page.
+    const ids = await repo.searchIds(words, options, pageSize, (last - 1) * pageSize);
+    return { ids, matched: found.total, page: last };
   }
 
   /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
