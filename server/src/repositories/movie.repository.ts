@@ -66,6 +66,15 @@ export interface SearchOptions {
   visible?: CertificationFilter | null;
 }
 
+/**
+ * A search's column saying whether, in the snapshot it read, movies were marked whose index rows are
+ * not rebuilt yet. A mark is written in the transaction of the write that makes it and taken in the
+ * transaction that rebuilds the row, so when the snapshot holds none the index in it is current: the
+ * caller rebuilds and searches again only when there were some (one round trip instead of a look
+ * first).
+ */
+const STALE = sql<boolean>`exists (select 1 from movie_search_pending)`.as('stale');
+
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
   constructor(
@@ -137,10 +146,10 @@ export class MovieRepository {
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
-  ): Promise<{ rows: MovieRow[]; total: number }> {
+  ): Promise<{ rows: MovieRow[]; total: number; stale: boolean }> {
     // The page is ranked and counted on narrow rows (id, rank, sort title), then joined to its movies.
     const page = this.searchQuery(words, { visible }, true)
-      .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total')])
+      .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total'), STALE])
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
       .orderBy('m.id')
@@ -151,16 +160,31 @@ export class MovieRepository {
       .selectFrom('page')
       .innerJoin('movies as m', 'm.id', 'page.id')
       .selectAll('m')
-      .select('page.total')
+      .select(['page.total', 'page.stale'])
       .orderBy('page.rank')
       .orderBy('page.sort_title')
       .orderBy('page.id')
       .execute();
     const first = found[0];
     if (first === undefined) {
-      return { rows: [], total: offset === 0 ? 0 : await this.searchCount(words, { visible }) };
+      const total = offset === 0 ? 0 : await this.searchCount(words, { visible });
+      return { rows: [], total, stale: await this.hasPendingMarks() };
     }
-    return { rows: found.map(({ total: _total, ...row }) => row), total: Number(first.total) };
+    return {
+      rows: found.map(({ total: _total, stale: _stale, ...row }) => row),
+      total: Number(first.total),
+      stale: Boolean(first.stale),
+    };
+  }
+
+  /** Whether writes marked movies whose index rows are not rebuilt yet (syncSearchIndex rebuilds them). */
+  async hasPendingMarks(): Promise<boolean> {
+    const mark = await this.db
+      .selectFrom('movie_search_pending')
+      .select('movie_id')
+      .limit(1)
+      .executeTakeFirst();
+    return mark !== undefined;
   }
 
   /**
@@ -174,15 +198,18 @@ export class MovieRepository {
     options: SearchOptions,
     limit: number,
     offset: number,
-  ): Promise<{ ids: number[]; total: number }> {
+  ): Promise<{ ids: number[]; total: number; stale: boolean }> {
     const rows = await this.orderedSearch(words, options)
-      .select(sql<number>`count(*) over ()`.as('total'))
+      .select([sql<number>`count(*) over ()`.as('total'), STALE])
       .limit(limit)
       .offset(offset)
       .execute();
     const first = rows[0];
-    if (first !== undefined) return { ids: rows.map((r) => r.id), total: Number(first.total) };
-    return { ids: [], total: offset === 0 ? 0 : await this.searchCount(words, options) };
+    if (first !== undefined) {
+      return { ids: rows.map((r) => r.id), total: Number(first.total), stale: Boolean(first.stale) };
+    }
+    const total = offset === 0 ? 0 : await this.searchCount(words, options);
+    return { ids: [], total, stale: await this.hasPendingMarks() };
   }
 
   /**
