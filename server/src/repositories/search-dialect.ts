@@ -58,7 +58,7 @@ export const sqliteSearch: SearchDialect = {
  * rank = −Σ idf(i)·f(i)·(k1 + 1) / (f(i) + k1·(1 − b + b·D / avgdl)), summed in the words' order,
  * lower is better. In float8 throughout, as SQLite computes it in double.
  *
- * Each row's statistics are kept beside its tsvector (migration 0011): `lexemes` in byte order and
+ * Each row's statistics are kept beside its tsvector (migration 0013): `lexemes` in byte order and
  * `lexeme_freqs`, a 0 and the running totals of their weighted counts. The lexemes starting with a
  * word's lexeme w are the run from the first one ≥ w to the last one ≤ w || U+10FFFF (no lexeme
  * holds U+10FFFF: the parser splits words at it), both found by binary search (width_bucket

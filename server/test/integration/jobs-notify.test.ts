@@ -1,4 +1,4 @@
-// The jobs channel announces what changed a job, and nothing else (PostgreSQL: migration 0012). Its
+// The jobs channel announces what changed a job, and nothing else (PostgreSQL: migration 0014). Its
 // statement trigger announced every UPDATE naming `status`, rows or none, so an idle node's empty
 // claim woke every runner, this one too, and each claimed again: ~90 empty claims a second per node
 // for ever. On SQLite the channel is silent (subscribeJobs never calls), and these hold trivially.
