@@ -10,6 +10,8 @@ import * as m0008 from './0008-trickplay.ts';
 import * as m0009 from './0009-cluster-jobs.ts';
 import * as m0010 from './0010-shared-secrets.ts';
 import * as m0011 from './0011-hls-runs.ts';
+import * as m0013 from './0013-search-rank-stats.ts';
+import * as m0014 from './0014-jobs-notify-rows.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -29,6 +31,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0009-cluster-jobs': m0009,
   '0010-shared-secrets': m0010,
   '0011-hls-runs': m0011,
+  '0013-search-rank-stats': m0013,
+  '0014-jobs-notify-rows': m0014,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */
