@@ -16,6 +16,17 @@ export interface HlsRunIdentity {
 
 export { INIT_INDEX } from '../domain/hls/run-ownership.ts';
 
+/** The columns that say which presentation a run row is (written by whichever statement makes the row). */
+function identityColumns(run: HlsRunIdentity) {
+  return {
+    presentation_key: run.key,
+    file_id: run.fileId,
+    device: run.device,
+    burn: run.burn,
+    for_prewarm: run.forPrewarm ? 1 : 0,
+  };
+}
+
 /**
  * The HLS runs and their announced segments (migration 0011, docs/cluster.md "HLS across nodes").
  * One statement per method but `announce` (a short transaction: the fence and the row together).
@@ -46,11 +57,7 @@ export class HlsRunRepository {
     return this.db
       .insertInto('hls_runs')
       .values({
-        presentation_key: run.key,
-        file_id: run.fileId,
-        device: run.device,
-        burn: run.burn,
-        for_prewarm: run.forPrewarm ? 1 : 0,
+        ...identityColumns(run),
         owner_node: node,
         epoch: 1,
         lease_until: leaseUntil,
@@ -96,11 +103,7 @@ export class HlsRunRepository {
     const row = await this.db
       .insertInto('hls_runs')
       .values({
-        presentation_key: run.key,
-        file_id: run.fileId,
-        device: run.device,
-        burn: run.burn,
-        for_prewarm: run.forPrewarm ? 1 : 0,
+        ...identityColumns(run),
         wanted_index: index,
         wanted_seq: 1,
         asked: ask ? 1 : 0,
