@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type AlternatingProxy, startAlternatingProxy } from './alternating-proxy.ts';
 import { fixtureFfmpeg } from './media.ts';
+import { scanOneFilm } from './scanned-film.ts';
 import { type ServerProcess, startServerProcess } from './server-process.ts';
 import { waitFor } from './wait.ts';
 
@@ -156,38 +157,17 @@ export async function playThroughApiNodes(options: {
     nodes.push(b, w1, w2);
     const startMs = Date.now() - startedAt;
     phase('nodes up');
-    const auth = { authorization: `Bearer ${token}` };
-    const api = (node: ServerProcess, path: string, init: RequestInit = {}) =>
-      fetch(`${node.url}${path}`, { ...init, headers: { ...auth, ...(init.headers ?? {}) } });
-
     // The scan is started on A and made by a worker (API nodes claim no jobs).
-    const root = await api(a, '/api/library-roots', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ path: media }),
-    });
-    assert.equal(root.status, 201);
-    const { id: rootId } = (await root.json()) as { id: number };
-    assert.equal(
-      (await api(a, `/api/library-roots/${rootId}/scan?wait=true`, { method: 'POST' })).status,
-      200,
-    );
-    const movies = (await (await api(b, '/api/movies')).json()) as { items: { id: number }[] };
-    const movie = (await (await api(b, `/api/movies/${movies.items[0]?.id}`)).json()) as {
-      media_files: { id: number }[];
-    };
-    const fileId = movie.media_files[0]?.id;
-    const info = (await (await api(a, `/api/media-file/${fileId}/playback?device=web`)).json()) as {
-      prediction: string;
-      hls_url: string | null;
-    };
+    const info = await scanOneFilm(a.url, token, media);
     assert.equal(info.prediction, 'transcode');
-    assert.ok(info.hls_url !== null);
+    assert.ok(info.hlsUrl !== null);
     phase('scanned');
 
     proxy = await startAlternatingProxy([a.url, b.url]);
     const log = proxy.log;
-    const master = new URL(info.hls_url, proxy.url);
+    // The same path and query (the token), asked of the proxy.
+    const onA = new URL(info.hlsUrl);
+    const master = new URL(`${onA.pathname}${onA.search}`, proxy.url);
     const videoPlaylist = new URL('hls/v/index.m3u8', master);
     videoPlaylist.search = master.search;
     const starts = segmentStarts(await (await fetch(videoPlaylist)).text());

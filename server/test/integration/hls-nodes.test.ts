@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts';
 import { HlsRunRepository } from '../../src/repositories/hls-run.repository.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { scanOneFilm } from '../helpers/scanned-film.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -22,7 +23,6 @@ const TOKEN = 'hls-nodes-test-token-0123456789abcdef';
 /** The claim's lease (DEFAULT_LEASE_TIMINGS.leaseMs). */
 const LEASE_MS = 5_000;
 const SECONDS = 40;
-const auth = { authorization: `Bearer ${TOKEN}` };
 
 /** ffmpeg reading its input at real time: a 40-s film converts in ~40 s, so a kill lands mid-run. */
 function realTimeFfmpeg(dir: string): string {
@@ -47,13 +47,6 @@ function ffmpegParents(file: string): number[] {
     }
   }
   return parents;
-}
-
-async function json<T>(url: string): Promise<T> {
-  const res = await fetch(url, { headers: auth });
-  const body = (await res.json()) as T;
-  assert.ok(res.ok, `GET ${url}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
 }
 
 describe(
@@ -136,29 +129,10 @@ describe(
 
     it('the api node serves what a worker converts, a seek restarts the run there, a killed worker’s run goes on elsewhere', async (t) => {
       // Scanned through the api node: a worker runs the scan.
-      const root = await fetch(`${api.url}/api/library-roots`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ path: media }),
-      });
-      assert.equal(root.status, 201);
-      const { id: rootId } = (await root.json()) as { id: number };
-      const scan = await fetch(`${api.url}/api/library-roots/${rootId}/scan?wait=true`, {
-        method: 'POST',
-        headers: auth,
-      });
-      assert.equal(scan.status, 200);
-      const movies = await json<{ items: { id: number }[] }>(`${api.url}/api/movies`);
-      const movie = await json<{ media_files: { id: number }[] }>(
-        `${api.url}/api/movies/${movies.items[0]?.id}`,
-      );
-      const fileId = movie.media_files[0]?.id;
-      const info = await json<{ prediction: string; hls_url: string | null }>(
-        `${api.url}/api/media-file/${fileId}/playback?device=web`,
-      );
-      assert.equal(info.prediction, 'transcode');
-      assert.ok(info.hls_url !== null);
-      const master = new URL(info.hls_url, api.url);
+      const film = await scanOneFilm(api.url, TOKEN, media);
+      assert.equal(film.prediction, 'transcode');
+      assert.ok(film.hlsUrl !== null);
+      const master = new URL(film.hlsUrl);
       const segment = (index: number) => {
         const url = new URL(`hls/v/${index}.m4s`, master);
         url.search = master.search;
