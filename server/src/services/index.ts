@@ -350,6 +350,10 @@ export function buildServices(deps: ServiceDeps): Services {
   const trickplay = buildTrickplay({
     deps,
     rows: new TrickplayRows(deps.db),
+    fenced: kyselyUnitOfWork(deps.db, (trx) => ({
+      rows: new TrickplayRows(trx),
+      jobs: new JobRepository(trx),
+    })),
     files: mediaFiles,
     keyframes: keyframeSource,
     paths,

@@ -8,7 +8,15 @@
 // itself within a few seconds.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -110,9 +118,13 @@ describe(
       const master = new URL(info.hlsUrl);
 
       let readerErrors = '';
-      const readerRun = run(fixtureFfmpeg, ['-hide_banner', '-v', 'error', '-i', master.href, '-f', 'null', '-'], {
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      const readerRun = run(
+        fixtureFfmpeg,
+        ['-hide_banner', '-v', 'error', '-i', master.href, '-f', 'null', '-'],
+        {
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
       reader = readerRun.child;
       reader.stderr?.on('data', (d: Buffer) => (readerErrors += d.toString()));
       // Settled whatever happens (a failed assertion before the end must not leave it rejecting unheard).
@@ -173,7 +185,10 @@ describe(
       const renditions = new Set(made.map((r) => r.rendition));
       for (let i = taken.wanted_index; i < taken.start_index; i++)
         for (const r of renditions)
-          assert.ok(made.some((m) => m.rendition === r && m.idx === i), `${r} ${i} was made by the frozen run`);
+          assert.ok(
+            made.some((m) => m.rendition === r && m.idx === i),
+            `${r} ${i} was made by the frozen run`,
+          );
       // What the frozen run had announced stays; what it announces from now on would be a fencing hole.
       const zombieRows = (await segmentRows()).filter((r) => r.split(' ')[2] === String(mid.epoch));
 
