@@ -244,14 +244,27 @@ export class HlsRuns {
   /** One finished segment (or init section) of a run: stored, announced (fenced), its waiters woken. */
   private async stored(p: Presentation, job: Run, rendition: string, name: string, bytes: Buffer) {
     if (job.claimLost) return;
-    const announced = await this.deps.segments.put(
-      p,
-      job.epoch,
-      rendition,
-      name,
-      bytes,
-      (fileName, index, size) => this.deps.ownership.announce(p, job.epoch, rendition, index, size, fileName),
-    );
+    let announced: boolean;
+    try {
+      announced = await this.deps.segments.put(
+        p,
+        job.epoch,
+        rendition,
+        name,
+        bytes,
+        (fileName, index, size) =>
+          this.deps.ownership.announce(p, job.epoch, rendition, index, size, fileName),
+      );
+    } catch (err) {
+      // Not written or not announced (a full disk, the database unreachable, the session of an owner
+      // frozen inside its announcement ended): the run stops with the reason instead of making
+      // segments nobody is told of (and the collector's chain never rejects unheard).
+      if (!job.ended && !job.abort.signal.aborted) {
+        job.error ??= `a segment could not be stored: ${err instanceof Error ? err.message : String(err)}`;
+        job.abort.abort(err);
+      }
+      return;
+    }
     if (!announced) {
       // Refused: another node holds the run under a newer epoch. This one must stop writing.
       if (p.claim?.epoch === job.epoch) this.claimLost(p);
