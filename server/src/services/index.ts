@@ -189,6 +189,12 @@ export interface ServiceDeps {
   watchTimings?: { quietMs?: number; checkMs?: number };
 }
 
+/**
+ * A fencing transaction (a job's check and its write together) whose process froze in the middle is
+ * ended by PostgreSQL after this long, so the job row it locked does not hold take-overs up.
+ */
+const FENCED_WRITE_FROZEN_MS = 1_500;
+
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
   const store = new DataStore(deps.config.dataDir);
@@ -350,10 +356,11 @@ export function buildServices(deps: ServiceDeps): Services {
   const trickplay = buildTrickplay({
     deps,
     rows: new TrickplayRows(deps.db),
-    fenced: kyselyUnitOfWork(deps.db, (trx) => ({
-      rows: new TrickplayRows(trx),
-      jobs: new JobRepository(trx),
-    })),
+    fenced: kyselyUnitOfWork(
+      deps.db,
+      (trx) => ({ rows: new TrickplayRows(trx), jobs: new JobRepository(trx) }),
+      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
+    ),
     files: mediaFiles,
     keyframes: keyframeSource,
     paths,

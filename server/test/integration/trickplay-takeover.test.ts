@@ -127,10 +127,11 @@ describe('trickplay: a job taken over from a node presumed dead', { timeout: 180
       ffmpegAvailable: true,
       mode: 'accurate',
       rows: new TrickplayRepository(db.db),
-      fenced: kyselyUnitOfWork(db.db, (trx) => ({
-        rows: new TrickplayRepository(trx),
-        jobs: new JobRepository(trx),
-      })),
+      fenced: kyselyUnitOfWork(
+        db.db,
+        (trx) => ({ rows: new TrickplayRepository(trx), jobs: new JobRepository(trx) }),
+        { frozenAfterMs: 1_500 },
+      ),
       files: new MediaFileRepository(db.db),
       keyframes: { keyframesOf: async () => null }, // accurate mode reads no keyframe index
       paths: new MediaPathService(new FileSystemAdapter(), { followSymlinks: true, dataDir }),
