@@ -20,9 +20,11 @@ export { INIT_INDEX } from '../domain/hls/run-ownership.ts';
 /**
  * PostgreSQL ends the session of a fencing transaction idle this long (its client frozen between two
  * statements: SIGSTOP, a paused VM), so its lock on the run row goes and a take-over is never held
- * behind a frozen owner (docs/database.md). Two statements a few milliseconds apart never come near.
+ * behind a frozen owner (docs/database.md). Below the 5-s lease, so the take-over (which waits for
+ * the lease anyway) is not delayed; far above the milliseconds between two statements of a live owner,
+ * even on a loaded machine.
  */
-const FROZEN_OWNER_MS = 1_500;
+const FROZEN_OWNER_MS = 3_000;
 
 /** The columns that say which presentation a run row is (written by whichever statement makes the row). */
 function identityColumns(run: HlsRunIdentity) {

@@ -191,9 +191,10 @@ export interface ServiceDeps {
 
 /**
  * A fencing transaction (a job's check and its write together) whose process froze in the middle is
- * ended by PostgreSQL after this long, so the job row it locked does not hold take-overs up.
+ * ended by PostgreSQL after this long, so the job row it locked does not hold take-overs up: below the
+ * 5-s lease (a take-over waits for that anyway), above a slow rename on a network share in between.
  */
-const FENCED_WRITE_FROZEN_MS = 1_500;
+const FENCED_WRITE_FROZEN_MS = 3_000;
 
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
