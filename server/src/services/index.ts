@@ -314,8 +314,6 @@ export function buildServices(deps: ServiceDeps): Services {
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
-  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health).
-  jobs.reportLoad(() => ({ conversions: { in_use: slots.inUse, limit: deps.config.maxConversions } }));
   const playbackCache = new PlaybackCache({
     usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
@@ -354,6 +352,12 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     trickplay: { made: (fileId) => trickplay.reader.made(fileId) },
   });
+  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health),
+  // and this node's conversions with their speed (an api node tells its players how they go).
+  jobs.reportLoad(() => ({
+    conversions: { in_use: slots.inUse, limit: deps.config.maxConversions },
+    hls_runs: hls.publishedRuns(),
+  }));
   const trickplay = buildTrickplay({
     deps,
     rows: new TrickplayRows(deps.db),
