@@ -321,6 +321,11 @@ export function buildServices(deps: ServiceDeps): Services {
   const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
+    fenced: kyselyUnitOfWork(
+      deps.db,
+      (trx) => ({ records: new ArtifactRepository(trx), jobs: new JobRepository(trx) }),
+      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
+    ),
     files: new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
