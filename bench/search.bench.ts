@@ -298,7 +298,7 @@ async function benchSearchOn(engine: BenchEngine): Promise<void> {
     // The cost of the index's triggers is measured on SQLite (FTS5 triggers dropped on a copy).
     const without = engine === 'sqlite' ? await creditWritesWithoutIndex() : null;
     console.log(
-      `seeded ${PEOPLE} people and ${credits} credits (${MOVIES * CAST_PER_MOVIE} cast, one transaction): ${ms(withIndex)} with the search index's triggers marking the movies (${each(withIndex)})${without === null ? '' : `, ${ms(without)} without them (${each(without)})`}`,
+      `seeded ${PEOPLE} people and ${credits} credits (${MOVIES * CAST_PER_MOVIE} cast, one transaction): ${ms(withIndex)} with the search index's triggers ${engine === 'sqlite' ? 'marking the movies' : 'marking the movies and building their rows at commit'} (${each(withIndex)})${without === null ? '' : `, ${ms(without)} without them (${each(without)})`}`,
     );
     const url = await server.listen();
     const auth = { authorization: `Bearer ${server.apiToken}` };
@@ -310,13 +310,15 @@ async function benchSearchOn(engine: BenchEngine): Promise<void> {
       return (await res.body.json()) as { total?: number };
     };
 
-    // The first search rebuilds the rows of every movie the seed marked (all 10,000).
+    // SQLite: the first search rebuilds the rows of every movie the seed marked (all 10,000).
+    // PostgreSQL: the seed's transactions built them as they committed (migration 0015; in the seed
+    // times above), so the first search has nothing to apply.
     const cold = performance.now();
     await api('/api/movies?q=dicaprio');
     const coldMs = performance.now() - cold;
-    record(`first search after the seed (rebuilds ${MOVIES} rows)`, coldMs);
+    record('first search after the seed', coldMs);
     console.log(
-      `first search after the seed (rebuilds the index rows of ${MOVIES} marked movies): ${ms(coldMs)}`,
+      `first search after the seed (${engine === 'sqlite' ? `rebuilds the index rows of ${MOVIES} marked movies` : `their rows were built as the seed committed`}): ${ms(coldMs)}`,
     );
     // A search right after one write applies that write first.
     const afterWrite: number[] = [];
