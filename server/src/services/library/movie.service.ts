@@ -8,6 +8,7 @@ import type {
 } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import type { LibraryGeneration } from './library-generation.ts';
 import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { canonicalCertification, certificationNames } from '../../domain/people/ratings.ts';
@@ -46,7 +47,7 @@ export class MovieService {
      * The library generation (LibraryGeneration: moves with every write to what /library shows, on
      * any node): the page filters' facets are kept while it stays. Without one they are read each time.
      */
-    private readonly listingGeneration: (() => number) | null = null,
+    private readonly listingGeneration: Pick<LibraryGeneration, 'current'> | null = null,
   ) {}
 
   /** The facets read at one generation, per visibility (the kept ones go when it moves). */
@@ -210,7 +211,7 @@ export class MovieService {
   async listingFacets(visible: CertificationFilter | null): Promise<ListingFacets> {
     if (this.listingGeneration === null) return this.movies.listingFacets(visible);
     // Read before the rows: a write after this point moves the generation past what is kept.
-    const generation = this.listingGeneration();
+    const { generation } = this.listingGeneration.current();
     if (this.keptFacets?.generation !== generation) this.keptFacets = { generation, byScope: new Map() };
     const byScope = this.keptFacets.byScope;
     const scope = JSON.stringify(visible);
