@@ -293,7 +293,8 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const movieReads = new MovieRepository(deps.db);
   const movieWrites = kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx));
-  const movies = new MovieService(movieReads, movieWrites, deps.clock, deps.config.certificationCountry);
+  const country = deps.config.certificationCountry;
+  const movies = new MovieService(movieReads, movieWrites, deps.clock, country, generation);
   const barcodes = new BarcodeService(
     movieReads,
     movieWrites,

@@ -12,6 +12,7 @@ import * as m0010 from './0010-shared-secrets.ts';
 import * as m0011 from './0011-hls-runs.ts';
 import * as m0013 from './0013-search-rank-stats.ts';
 import * as m0014 from './0014-jobs-notify-rows.ts';
+import * as m0015 from './0015-search-rows-at-commit.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0011-hls-runs': m0011,
   '0013-search-rank-stats': m0013,
   '0014-jobs-notify-rows': m0014,
+  '0015-search-rows-at-commit': m0015,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */
