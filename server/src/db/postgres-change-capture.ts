@@ -9,6 +9,9 @@ export const PEOPLE_CHANNEL = 'reelshelf_people';
 /** NOTIFY channel of job enqueues, cancels and ends (the trigger of migration 0009; no payload). */
 export const JOBS_CHANNEL = 'reelshelf_jobs';
 
+/** NOTIFY channel of the node state of migration 0012: `<topic> <json of the row>` (StateMessage). */
+export const STATE_CHANNEL = 'reelshelf_state';
+
 /** Below PostgreSQL's 8000-byte payload limit; a longer change is announced as "everything". */
 const MAX_PAYLOAD = 7900;
 

@@ -9,6 +9,7 @@ import * as m0007 from './0007-favourites.ts';
 import * as m0008 from './0008-trickplay.ts';
 import * as m0009 from './0009-cluster-jobs.ts';
 import * as m0010 from './0010-shared-secrets.ts';
+import * as m0012 from './0012-node-state.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0008-trickplay': m0008,
   '0009-cluster-jobs': m0009,
   '0010-shared-secrets': m0010,
+  '0012-node-state': m0012,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

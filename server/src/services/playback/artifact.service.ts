@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore } from '../../adapters/data-store.ts';
+import type { SubscribeState } from '../../domain/cluster/state-message.ts';
 import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
 import {
   buildArtifactArgs,
@@ -85,6 +86,8 @@ export interface ArtifactDeps {
   devices: Pick<DeviceProfileService, 'resolve'>;
   paths: Pick<MediaPathService, 'resolveInsideRoot'>;
   index: ReadyArtifactIndex;
+  /** The change feed's node-state messages: other nodes' builds and evictions. */
+  subscribeState?: SubscribeState;
   clock: Clock;
   /** Artifacts live in its `artifacts` area. */
   store: ArtifactArea;
@@ -141,9 +144,11 @@ export class ArtifactService {
    */
   async load(): Promise<void> {
     const repo = this.deps.records;
-    for (const row of await repo.readyByAge()) {
-      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
-    }
+    // The ready rows of every node, followed from now on (a build on another node lists ready here).
+    await this.deps.index.share({
+      ready: () => repo.readyByAge(),
+      ...(this.deps.subscribeState === undefined ? {} : { subscribe: this.deps.subscribeState }),
+    });
     await this.deps.store.ensure('artifacts');
     const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
     for (const name of await this.deps.store.list('artifacts')) {
@@ -188,7 +193,7 @@ export class ArtifactService {
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
-    if (row.job_id !== null && this.deps.jobs.isActive(row.job_id)) {
+    if (row.job_id !== null && (await this.isBuilding(row.job_id))) {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
         job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
@@ -254,8 +259,12 @@ export class ArtifactService {
     await this.deps.records.touch(key, isoNow(this.deps.clock));
   }
 
-  isBuilding(jobId: number): boolean {
-    return this.deps.jobs.isActive(jobId);
+  /** Whether the build job is queued or running, on this node or any other. */
+  async isBuilding(jobId: number): Promise<boolean> {
+    // This node's own build is known without a query (a following stream asks every few ms).
+    if (this.deps.jobs.isActive(jobId)) return true;
+    const job = await this.deps.jobs.get(jobId);
+    return job !== undefined && (job.status === 'queued' || job.status === 'running');
   }
 
   /** The 400 body for a file nothing can make playable on the device. */
