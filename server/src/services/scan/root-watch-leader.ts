@@ -105,9 +105,8 @@ export class RootWatchLeader {
     this.closed = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    const wasWatching = this.current !== null;
     this.end();
     await this.ticking;
-    if (wasWatching || this.deps.mode === 'leader') await this.deps.lease?.release().catch(() => undefined);
+    if (this.deps.mode === 'leader') await this.deps.lease?.release().catch(() => undefined);
   }
 }
