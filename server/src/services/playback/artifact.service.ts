@@ -105,6 +105,9 @@ export interface Needs {
   plan: PlaybackPlan | null;
 }
 
+/** How stale another node's build state may be when a following stream asks (its rows are read). */
+const REMOTE_BUILD_CHECK_MS = 250;
+
 /** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
 export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
   return createHash('sha256')
@@ -121,6 +124,8 @@ export class ArtifactService {
   private hls: HlsPrewarmPort | undefined;
   /** Artifacts just made, kept through the clean their build asked for. */
   private readonly justMade = new Set<string>();
+  /** Other nodes' builds as their rows last said (isBuilding). */
+  private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean }>();
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -193,7 +198,7 @@ export class ArtifactService {
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
-    if (row.job_id !== null && (await this.isBuilding(row.job_id))) {
+    if (row.job_id !== null && (await this.buildingNow(row.job_id))) {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
         job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
@@ -261,7 +266,20 @@ export class ArtifactService {
 
   /** Whether the build job is queued or running, on this node or any other. */
   async isBuilding(jobId: number): Promise<boolean> {
-    // This node's own build is known without a query (a following stream asks every few ms).
+    // This node's own build is known without a query (a following stream asks every 50 ms); another
+    // node's is read from its row, at most every REMOTE_BUILD_CHECK_MS per job.
+    if (this.deps.jobs.isActive(jobId)) return true;
+    const now = this.deps.clock.now().getTime();
+    const known = this.remoteBuilds.get(jobId);
+    if (known !== undefined && now - known.atMs < REMOTE_BUILD_CHECK_MS) return known.building;
+    const building = await this.buildingNow(jobId);
+    if (this.remoteBuilds.size >= 256) this.remoteBuilds.clear();
+    this.remoteBuilds.set(jobId, { atMs: now, building });
+    return building;
+  }
+
+  /** Whether the build job is queued or running now, here or on another node (its row). */
+  private async buildingNow(jobId: number): Promise<boolean> {
     if (this.deps.jobs.isActive(jobId)) return true;
     const job = await this.deps.jobs.get(jobId);
     return job !== undefined && (job.status === 'queued' || job.status === 'running');
