@@ -4,6 +4,7 @@ import { printEngineComparison, stopBenchEngines } from './engines.ts';
 import { benchImport } from './import.bench.ts';
 import { benchJellyfin } from './jellyfin.bench.ts';
 import { benchLibrary } from './library.bench.ts';
+import { benchNodes } from './nodes.bench.ts';
 import { benchPassword } from './password.bench.ts';
 import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
@@ -27,6 +28,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   jellyfin: benchJellyfin,
   dlna: benchDlna,
   trickplay: benchTrickplay,
+  nodes: benchNodes,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

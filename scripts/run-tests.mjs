@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { findChromium } from './chromium.mjs';
-import { prepareTestPostgres } from './test-postgres.mjs';
+import { ensurePostgresInstalled, prepareTestPostgres } from './test-postgres.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoots = ['contract/test', 'server/test', 'client/test'];
@@ -136,6 +136,57 @@ function findTests(dir) {
   return out;
 }
 
+/** The one switch between the engines (REELSHELF_TEST_DATABASE): a file that never reaches it opens no database. */
+const DATABASE_SWITCH = 'server/test/helpers/test-database.ts';
+const reachCache = new Map();
+
+/**
+ * Whether a test file reaches the database switch through its imports or the helper scripts it
+ * starts (among test files and helpers; the server's own modules are not followed: a test decides
+ * which database they get). A file that does not runs the same on both engines, so the PostgreSQL pass leaves it out.
+ */
+function reachesDatabase(file, seen = new Set()) {
+  if (file === DATABASE_SWITCH) return true;
+  if (reachCache.has(file)) return reachCache.get(file);
+  if (seen.has(file) || !/\/test\//.test(file)) return false;
+  seen.add(file);
+  let text = '';
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch {
+    return false;
+  }
+  const dir = file.slice(0, file.lastIndexOf('/') + 1);
+  const imported = [...text.matchAll(/(?:from|import\()\s*'(\.\.?\/[^']+)'/g)].map((m) =>
+    relative(root, join(root, dir, m[1])),
+  );
+  // A helper script a test starts as a process of its own ('server/test/helpers/….ts' on its argv).
+  const started = [...text.matchAll(/'((?:server|client|contract)\/test\/[^']+\.ts)'/g)].map((m) => m[1]);
+  const reaches = [...imported, ...started].some((f) => reachesDatabase(f, seen));
+  reachCache.set(file, reaches);
+  return reaches;
+}
+
+/**
+ * Media-heavy files left out of the PostgreSQL pass (CI's budget, README "Tests on both engines"):
+ * their subject is ffmpeg, players and the wire, not the database, and they run in the SQLite pass.
+ * Named one by one, so a new file (a cross-node HLS test) is never left out by accident.
+ */
+const MEDIA_ONLY = new Set(
+  [
+    'player-matrix-adaptive',
+    'player-matrix-prewarm',
+    'player-matrix-transcode',
+    'dlna-peer-reelshelf',
+    'hls',
+    'hls-limits',
+    'hls-process',
+    'hls-subtitles',
+    'growing-stream',
+    'subtitle-burn-in',
+  ].map((name) => `server/test/integration/${name}.test.ts`),
+);
+
 function step(label, cmd, args) {
   process.stdout.write(`\n== ${label}\n`);
   const started = Date.now();
@@ -149,6 +200,10 @@ function step(label, cmd, args) {
 }
 
 prepareMachine();
+// PostgreSQL's server binaries, before any test file runs: the SQLite pass needs them too (a few
+// files start a throwaway cluster of their own: migrate-database, search parity, the triggers), and
+// files running in parallel must not each run apt-get (dpkg's lock refuses the second).
+ensurePostgresInstalled();
 let files = testRoots.flatMap((d) => findTests(join(root, d)));
 if (only.length > 0) files = files.filter((f) => only.some((o) => f.includes(o)));
 if (files.length === 0) {
@@ -175,6 +230,20 @@ if (engine === 'postgres') {
   process.stdout.write('\n== starting a throwaway PostgreSQL\n');
   postgres = await prepareTestPostgres(root);
   process.stdout.write(`== PostgreSQL ready (${postgres.cluster.url})\n`);
+}
+if (engine === 'postgres') {
+  // A file named exactly still runs; of a folder's files, those that open no database are left out.
+  const same = files.filter((f) => !only.includes(f) && !reachesDatabase(f));
+  const media = files.filter((f) => !only.includes(f) && MEDIA_ONLY.has(f));
+  files = files.filter((f) => !same.includes(f) && !media.includes(f));
+  if (same.length > 0)
+    process.stdout.write(
+      `== left out on PostgreSQL: ${same.length} files that open no database (they run the same on both engines)\n`,
+    );
+  if (media.length > 0)
+    process.stdout.write(
+      `== left out on PostgreSQL: ${media.length} media-heavy files (their subject is not the database): ${media.map((f) => f.replace(/^.*\//, '')).join(', ')}\n`,
+    );
 }
 process.stdout.write(`\n== ${files.length} test files (${engine})\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });

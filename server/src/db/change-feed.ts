@@ -27,11 +27,18 @@ export interface ChangeFeed {
    */
   subscribeJobs(listener: () => void): () => void;
   /**
-   * Calls `listener` with every node-state message (PostgreSQL: the NOTIFYs of migration 0012's
+   * Calls `listener` with every node-state message (PostgreSQL: the NOTIFYs of migration 0016's
    * triggers, this node's own writes included; SQLite: never — one node, whose services keep their
    * copies as they write); returns the unsubscribe.
    */
   subscribeState(listener: (message: StateMessage) => void): () => void;
+  /**
+   * Calls `listener` with a presentation key when any node announced one of its HLS segments, asked
+   * for a seek or a run, or claimed or gave back its run (PostgreSQL: the hls triggers' NOTIFY of
+   * migration 0011; SQLite: never — one node hears its own runs in memory); returns the unsubscribe.
+   * A hint to look now (the HLS nodes poll as well); '' means any presentation (the listener reconnected).
+   */
+  subscribeHls(listener: (presentationKey: string) => void): () => void;
   /**
    * A number that moves when writes may have been missed (another SQLite process committed; the
    * PostgreSQL listener lost its connection): anything may have changed.

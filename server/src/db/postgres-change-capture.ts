@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { OWNED, PER_USER, SHOWN_COLUMNS, SHOWN_THROUGH } from './listing-writes.ts';
 import { PEOPLE_TABLES, USE_COLUMNS } from './people-writes.ts';
@@ -8,8 +9,10 @@ export const LISTING_CHANNEL = 'reelshelf_listing';
 export const PEOPLE_CHANNEL = 'reelshelf_people';
 /** NOTIFY channel of job enqueues, cancels and ends (the trigger of migration 0009; no payload). */
 export const JOBS_CHANNEL = 'reelshelf_jobs';
+/** NOTIFY channel of HLS announcements, seeks, claims (the triggers of migration 0011; payload: the presentation key). */
+export { HLS_CHANNEL } from './migrations/0011-hls-runs.ts';
 
-/** NOTIFY channel of the node state of migration 0012: `<topic> <json of the row>` (StateMessage). */
+/** NOTIFY channel of the node state of migration 0016: `<topic> <json of the row>` (StateMessage). */
 export const STATE_CHANNEL = 'reelshelf_state';
 
 /** Below PostgreSQL's 8000-byte payload limit; a longer change is announced as "everything". */
@@ -113,19 +116,45 @@ END $fn$`;
 
 type Event = 'INSERT' | 'UPDATE' | 'DELETE';
 
-function trigger(table: string, name: string, event: Event, fn: string): string[] {
+/** What is generated: the statements, and the triggers they leave (`table.trigger`). */
+interface CapturePlan {
+  statements: string[];
+  triggers: string[];
+}
+
+function trigger(plan: CapturePlan, table: string, name: string, event: Event, fn: string): void {
   const referencing =
     event === 'INSERT'
       ? 'NEW TABLE AS new_rows'
       : event === 'DELETE'
         ? 'OLD TABLE AS old_rows'
         : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
-  const triggerName = ident(`${name}_${event.toLowerCase()}`);
-  return [
-    `DROP TRIGGER IF EXISTS ${triggerName} ON ${ident(table)}`,
-    `CREATE TRIGGER ${triggerName} AFTER ${event} ON ${ident(table)} REFERENCING ${referencing}
+  const triggerName = `${name}_${event.toLowerCase()}`;
+  plan.triggers.push(`${table}.${triggerName}`);
+  plan.statements.push(
+    `DROP TRIGGER IF EXISTS ${ident(triggerName)} ON ${ident(table)}`,
+    `CREATE TRIGGER ${ident(triggerName)} AFTER ${event} ON ${ident(table)} REFERENCING ${referencing}
       FOR EACH STATEMENT EXECUTE FUNCTION ${ident(fn)}()`,
-  ];
+  );
+}
+
+function capturePlan(): CapturePlan {
+  const plan: CapturePlan = { statements: [NOTIFY_LISTING], triggers: [] };
+  for (const [table, owned] of Object.entries(OWNED)) {
+    plan.statements.push(ownedFunction(table, owned));
+    for (const event of ['INSERT', 'UPDATE', 'DELETE'] as const)
+      trigger(plan, table, 'reelshelf_listing', event, `reelshelf_listing_${table}`);
+  }
+  for (const [table, columns] of Object.entries(SHOWN_COLUMNS)) {
+    plan.statements.push(shownFunction(table, columns));
+    trigger(plan, table, 'reelshelf_listing', 'UPDATE', `reelshelf_listing_${table}`);
+  }
+  plan.statements.push(PEOPLE_FUNCTION);
+  for (const table of PEOPLE_TABLES) {
+    const events: Event[] = table === 'users' ? ['INSERT', 'UPDATE', 'DELETE'] : ['UPDATE', 'DELETE'];
+    for (const event of events) trigger(plan, table, 'reelshelf_people', event, 'reelshelf_people_changed');
+  }
+  return plan;
 }
 
 /**
@@ -135,29 +164,44 @@ function trigger(table: string, name: string, event: Event, fn: string): string[
  * of what a write changes lives in one place.
  */
 export function changeCaptureStatements(): string[] {
-  const out = [NOTIFY_LISTING];
-  for (const [table, owned] of Object.entries(OWNED)) {
-    out.push(ownedFunction(table, owned));
-    for (const event of ['INSERT', 'UPDATE', 'DELETE'] as const)
-      out.push(...trigger(table, 'reelshelf_listing', event, `reelshelf_listing_${table}`));
-  }
-  for (const [table, columns] of Object.entries(SHOWN_COLUMNS)) {
-    out.push(shownFunction(table, columns));
-    out.push(...trigger(table, 'reelshelf_listing', 'UPDATE', `reelshelf_listing_${table}`));
-  }
-  out.push(PEOPLE_FUNCTION);
-  for (const table of PEOPLE_TABLES) {
-    const events: Event[] = table === 'users' ? ['INSERT', 'UPDATE', 'DELETE'] : ['UPDATE', 'DELETE'];
-    for (const event of events)
-      out.push(...trigger(table, 'reelshelf_people', event, 'reelshelf_people_changed'));
-  }
-  return out;
+  return capturePlan().statements;
 }
 
-/** (Re)installs the change triggers, in one transaction, one node at a time. */
-export async function installChangeCapture(db: Kysely<unknown>): Promise<void> {
+/** The function whose comment names the installed version (it exists whenever the triggers do). */
+const VERSION_HOLDER = 'reelshelf_notify_listing(bigint[],bigint[],bigint[])';
+
+/** The version of the generated SQL: a new release whose triggers differ installs them again. */
+function versionOf(plan: CapturePlan): string {
+  const hash = createHash('sha256').update(plan.statements.join(';\n')).digest('hex').slice(0, 16);
+  return `reelshelf change capture ${hash}`;
+}
+
+/** Whether this version's functions and every one of its triggers are in place. */
+async function installed(db: Kysely<unknown>, plan: CapturePlan): Promise<boolean> {
+  const version = await sql<{ comment: string | null }>`
+    select obj_description(to_regprocedure(${VERSION_HOLDER}), 'pg_proc') as comment`.execute(db);
+  if (version.rows[0]?.comment !== versionOf(plan)) return false;
+  // A migration that rebuilds a table drops its triggers with it; the functions stay.
+  const triggers = await sql<{ name: string }>`
+    select c.relname || '.' || t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+    where not t.tgisinternal and pg_table_is_visible(c.oid)
+      and t.tgname ~ '^reelshelf_(listing|people)_'`.execute(db);
+  const present = new Set(triggers.rows.map((r) => r.name));
+  return present.size === plan.triggers.length && plan.triggers.every((t) => present.has(t));
+}
+
+/**
+ * Installs the change triggers unless this version of them is already in place (every node, every
+ * test database copied from a migrated template, opens the same database again and again): in one
+ * transaction, one node at a time. Returns what it did.
+ */
+export async function installChangeCapture(db: Kysely<unknown>): Promise<'installed' | 'current'> {
+  const plan = capturePlan();
+  if (await installed(db, plan)) return 'current';
   await db.transaction().execute(async (tx) => {
     await sql`select pg_advisory_xact_lock(${INSTALL_LOCK})`.execute(tx);
-    for (const statement of changeCaptureStatements()) await sql.raw(statement).execute(tx);
+    for (const statement of plan.statements) await sql.raw(statement).execute(tx);
+    await sql.raw(`COMMENT ON FUNCTION ${VERSION_HOLDER} IS '${versionOf(plan)}'`).execute(tx);
   });
+  return 'installed';
 }

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ListingChange } from '../domain/library-listing/changes.ts';
 import type { ChangeFeed, StateMessage } from './change-feed.ts';
-import { JOBS_CHANNEL, LISTING_CHANNEL, PEOPLE_CHANNEL, STATE_CHANNEL } from './postgres-change-capture.ts';
+import {
+  HLS_CHANNEL,
+  JOBS_CHANNEL,
+  LISTING_CHANNEL,
+  PEOPLE_CHANNEL,
+  STATE_CHANNEL,
+} from './postgres-change-capture.ts';
 
 /** How long a barrier may take before the feed counts its connection as lost. */
 const BARRIER_TIMEOUT_MS = 5_000;
@@ -64,6 +70,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   private readonly peopleListeners: (() => void)[] = [];
   private readonly jobsListeners: (() => void)[] = [];
   private readonly stateListeners: ((message: StateMessage) => void)[] = [];
+  private readonly hlsListeners: ((key: string) => void)[] = [];
   private readonly barrierChannel = `reelshelf_barrier_${randomBytes(6).toString('hex')}`;
   private client: pg.Client | null = null;
   private version = 0;
@@ -109,6 +116,14 @@ export class PostgresChangeFeed implements ChangeFeed {
     };
   }
 
+  subscribeHls(listener: (presentationKey: string) => void): () => void {
+    this.hlsListeners.push(listener);
+    return () => {
+      const at = this.hlsListeners.indexOf(listener);
+      if (at >= 0) this.hlsListeners.splice(at, 1);
+    };
+  }
+
   externalVersion(): number {
     // Not listening: nothing heard can be trusted, so every read counts as after a change.
     if (this.client === null) this.version += 1;
@@ -140,7 +155,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     await client.connect();
     try {
       await client.query(
-        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${STATE_CHANNEL}; LISTEN ${this.barrierChannel}`,
+        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${HLS_CHANNEL}; LISTEN ${STATE_CHANNEL}; LISTEN ${this.barrierChannel}`,
       );
     } catch (error) {
       await client.end().catch(() => {});
@@ -158,6 +173,10 @@ export class PostgresChangeFeed implements ChangeFeed {
   private heard(message: pg.Notification): void {
     if (message.channel === this.barrierChannel) {
       if (this.inflight !== null && this.inflight.id === message.payload) this.barrierHeard();
+      return;
+    }
+    if (message.channel === HLS_CHANNEL) {
+      for (const listener of this.hlsListeners) listener(message.payload ?? '');
       return;
     }
     if (message.channel === JOBS_CHANNEL) {
@@ -217,6 +236,8 @@ export class PostgresChangeFeed implements ChangeFeed {
     for (const listener of this.peopleListeners) listener();
     for (const listener of this.jobsListeners) listener();
     for (const listener of this.stateListeners) listener({ topic: '*' });
+    // '' is every presentation.
+    for (const listener of this.hlsListeners) listener('');
   }
 
   private lost(client: pg.Client): void {

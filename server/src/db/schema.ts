@@ -234,13 +234,13 @@ export interface ServerSecretsTable {
   created_at: string;
 }
 
-/** An admin's stop of a play (migration 0012): tokens of the key expiring at or before `until_s` are refused. */
+/** An admin's stop of a play (migration 0016): tokens of the key expiring at or before `until_s` are refused. */
 export interface PlaybackStopsTable {
   stop_key: string;
   until_s: number;
 }
 
-/** A play a node streams now (migration 0012), refreshed by that node. */
+/** A play a node streams now (migration 0016), refreshed by that node. */
 export interface ActivePlaysTable {
   id: Id;
   play_key: string;
@@ -252,7 +252,7 @@ export interface ActivePlaysTable {
   stop_requested: ColumnType<number, number | undefined, number>;
 }
 
-/** Failed sign-ins of an address or an account in their window (migration 0012). */
+/** Failed sign-ins of an address or an account in their window (migration 0016). */
 export interface AuthFailuresTable {
   key: string;
   window_start_ms: number;
@@ -261,7 +261,7 @@ export interface AuthFailuresTable {
   last_address: string | null;
 }
 
-/** A named lease one node holds at a time (migration 0012). */
+/** A named lease one node holds at a time (migration 0016). */
 export interface NodeLeasesTable {
   name: string;
   node_id: string;
@@ -449,6 +449,39 @@ export interface FavouritesTable {
   created_at: Timestamp;
 }
 
+/** One HLS presentation's conversion across the nodes (migration 0011, docs/cluster.md "HLS across nodes"). */
+export interface HlsRunsTable {
+  presentation_key: string;
+  file_id: number;
+  device: string;
+  burn: number | null;
+  /** 1: the presentation a prewarm plans (the strict policy's fallback). */
+  for_prewarm: Generated<number>;
+  owner_node: string | null;
+  epoch: Generated<number>;
+  /** Epoch ms. */
+  lease_until: number | null;
+  start_index: Generated<number>;
+  next_index: Generated<number>;
+  wanted_index: Generated<number>;
+  wanted_seq: Generated<number>;
+  asked: Generated<number>;
+  pinned: Generated<number>;
+  last_request_at: number;
+  error: string | null;
+  updated_at: number;
+}
+
+/** A finished HLS segment (init section: idx -1) as its run announced it (migration 0011). */
+export interface HlsSegmentsTable {
+  presentation_key: string;
+  rendition: string;
+  idx: number;
+  epoch: number;
+  bytes: number;
+  file_name: string;
+}
+
 export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
@@ -472,6 +505,8 @@ export interface Database {
   favourites: FavouritesTable;
   jobs: JobsTable;
   nodes: NodesTable;
+  hls_runs: HlsRunsTable;
+  hls_segments: HlsSegmentsTable;
   settings: SettingsTable;
   server_secrets: ServerSecretsTable;
   playback_stops: PlaybackStopsTable;

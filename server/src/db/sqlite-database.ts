@@ -57,6 +57,8 @@ export async function openSqliteDatabase(databaseUrl: string): Promise<OpenedDat
     subscribeJobs: () => () => undefined,
     // One node: the services keep their copies of shared state as they write it.
     subscribeState: () => () => undefined,
+    // One node: its HLS runs and waiting requests meet in memory.
+    subscribeHls: () => () => undefined,
     externalVersion: () => listingWrites.externalVersion(),
     catchUp: () => Promise.resolve(),
   };

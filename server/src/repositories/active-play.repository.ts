@@ -4,7 +4,7 @@ import type { ActivePlaysTable } from '../db/schema.ts';
 
 export type ActivePlayRow = Selectable<ActivePlaysTable>;
 
-/** The plays every node streams now (migration 0012): written by the node that streams each. */
+/** The plays every node streams now (migration 0016): written by the node that streams each. */
 export class ActivePlayRepository {
   constructor(private readonly db: Db) {}
 

@@ -16,7 +16,7 @@ function parseAddresses(json: string): string[] {
   }
 }
 
-/** Failed sign-ins per address and account (migration 0012), counted by every node together. */
+/** Failed sign-ins per address and account (migration 0016), counted by every node together. */
 export class AuthFailureRepository {
   constructor(private readonly db: Db) {}
 

@@ -130,15 +130,23 @@ export class JobRepository {
 
   /**
    * Takes a running job over from a gone owner: `owner` holds it under a new epoch while it cleans
-   * up. Fenced by the epoch it was seen with, so of two nodes sweeping at once one wins.
+   * up. Only while the row is as the take-over was decided on: the epoch it was seen with (of two
+   * nodes sweeping at once one wins) and the lease (an owner that renewed since is not gone; a
+   * renewal keeps the epoch).
    */
-  async takeOver(job: Fence, owner: string, leaseUntil: number): Promise<JobRow | undefined> {
+  async takeOver(
+    job: Fence & { lease_until: number | null },
+    owner: string,
+    leaseUntil: number,
+  ): Promise<JobRow | undefined> {
+    const seenLease = job.lease_until;
     return this.db
       .updateTable('jobs')
       .set((eb) => ({ owner_node: owner, lease_until: leaseUntil, epoch: eb('epoch', '+', 1) }))
       .where('id', '=', job.id)
       .where('epoch', '=', job.epoch)
       .where('status', '=', 'running')
+      .where((eb) => (seenLease === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', seenLease)))
       .returningAll()
       .executeTakeFirst();
   }

@@ -66,6 +66,15 @@ export interface SearchOptions {
   visible?: CertificationFilter | null;
 }
 
+/**
+ * A search's column saying whether, in the snapshot it read, movies were marked whose index rows are
+ * not rebuilt yet. A mark is written in the transaction of the write that makes it and taken in the
+ * transaction that rebuilds the row, so when the snapshot holds none the index in it is current: the
+ * caller rebuilds and searches again only when there were some (one round trip instead of a look
+ * first).
+ */
+const STALE = sql<boolean>`exists (select 1 from movie_search_pending)`.as('stale');
+
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
   constructor(
@@ -137,16 +146,70 @@ export class MovieRepository {
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
-  ): Promise<{ rows: MovieRow[]; total: number }> {
-    const rows = await this.searchQuery(words, { visible }, true)
-      .selectAll('m')
+  ): Promise<{ rows: MovieRow[]; total: number; stale: boolean }> {
+    // The page is ranked and counted on narrow rows (id, rank, sort title), then joined to its movies.
+    const page = this.searchQuery(words, { visible }, true)
+      .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total'), STALE])
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
       .orderBy('m.id')
       .limit(limit)
+      .offset(offset);
+    const found = await this.db
+      .with('page', () => page)
+      .selectFrom('page')
+      .innerJoin('movies as m', 'm.id', 'page.id')
+      .selectAll('m')
+      .select(['page.total', 'page.stale'])
+      .orderBy('page.rank')
+      .orderBy('page.sort_title')
+      .orderBy('page.id')
+      .execute();
+    const first = found[0];
+    if (first === undefined) {
+      const total = offset === 0 ? 0 : await this.searchCount(words, { visible });
+      return { rows: [], total, stale: await this.hasPendingMarks() };
+    }
+    return {
+      rows: found.map(({ total: _total, stale: _stale, ...row }) => row),
+      total: Number(first.total),
+      stale: Boolean(first.stale),
+    };
+  }
+
+  /** Whether writes marked movies whose index rows are not rebuilt yet (syncSearchIndex rebuilds them). */
+  async hasPendingMarks(): Promise<boolean> {
+    const mark = await this.db
+      .selectFrom('movie_search_pending')
+      .select('movie_id')
+      .limit(1)
+      .executeTakeFirst();
+    return mark !== undefined;
+  }
+
+  /**
+   * The ids of one page of the movies `words` find (narrowed and ordered as `options` say) and how
+   * many they find, in one query: the count is a window over the same rows, so the matches are
+   * found, joined and ranked once, and only ids, ranks and sort titles go through the sort (the
+   * rows of the page are read after). A page past the end counts on its own.
+   */
+  async searchPageIds(
+    words: readonly string[],
+    options: SearchOptions,
+    limit: number,
+    offset: number,
+  ): Promise<{ ids: number[]; total: number; stale: boolean }> {
+    const rows = await this.orderedSearch(words, options)
+      .select([sql<number>`count(*) over ()`.as('total'), STALE])
+      .limit(limit)
       .offset(offset)
       .execute();
-    return { rows, total: await this.searchCount(words, { visible }) };
+    const first = rows[0];
+    if (first !== undefined) {
+      return { ids: rows.map((r) => r.id), total: Number(first.total), stale: Boolean(first.stale) };
+    }
+    const total = offset === 0 ? 0 : await this.searchCount(words, options);
+    return { ids: [], total, stale: await this.hasPendingMarks() };
   }
 
   /**
@@ -159,6 +222,13 @@ export class MovieRepository {
     limit: number | null,
     offset: number,
   ): Promise<number[]> {
+    const query = this.orderedSearch(words, options);
+    const rows = await (limit === null ? query : query.limit(limit).offset(offset)).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The ids of the movies `words` find, narrowed and ordered as `options` say. */
+  private orderedSearch(words: readonly string[], options: SearchOptions) {
     const order = options.order ?? 'relevance';
     let query = this.searchQuery(words, options, order === 'relevance').select('m.id');
     if (order === 'relevance') query = query.orderBy('hit.rank').orderBy('m.sort_title');
@@ -169,9 +239,7 @@ export class MovieRepository {
         .orderBy('m.year', 'desc')
         .orderBy('m.sort_title');
     }
-    query = query.orderBy('m.id', order === 'recent' ? 'desc' : 'asc');
-    const rows = await (limit === null ? query : query.limit(limit).offset(offset)).execute();
-    return rows.map((r) => r.id);
+    return query.orderBy('m.id', order === 'recent' ? 'desc' : 'asc');
   }
 
   /** How many movies `words` find (with searchIds' format and binder narrowing). */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 
-/** Named leases one node holds at a time (migration 0012). */
+/** Named leases one node holds at a time (migration 0016). */
 export class NodeLeaseRepository {
   constructor(private readonly db: Db) {}
 

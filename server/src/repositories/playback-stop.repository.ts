@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 
-/** Stop marks of playback tokens (migration 0012), shared by every node. */
+/** Stop marks of playback tokens (migration 0016), shared by every node. */
 export class PlaybackStopRepository {
   constructor(private readonly db: Db) {}
 

@@ -77,6 +77,7 @@ import type { HlsService } from './playback/hls.service.ts';
 import type { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { buildConversions } from './playback/conversion-wiring.ts';
+import { hlsCluster } from '../wiring/hls-cluster.ts';
 import { buildTrickplay, withTrickplaySweep } from './trickplay/trickplay-wiring.ts';
 import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
 import type { TrickplayServingService } from './trickplay/trickplay-serving.service.ts';
@@ -341,6 +342,7 @@ export function buildServices(deps: ServiceDeps): Services {
     paths,
     store,
     slots,
+    cluster: hlsCluster(deps.db, jobs, fileWrites, deps.config.nodeRole),
     playbackCache,
     artifacts,
     editions,

@@ -3,30 +3,15 @@
 // first node is `reelshelf scan` held at a known point (all files staged, before its commit).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { JobView, ScanReport } from '@reelshelf/contract';
+import { describe, it } from 'node:test';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts';
-import { makeMediaTree } from './media.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
-import { dropTestDatabase, testDatabaseEnv, testDatabaseUrl, testEngine } from './test-database.ts';
+import { CLUSTER_TOKEN, clusterFixture } from './cluster-fixture.ts';
+import { testDatabaseEnv, testDatabaseUrl, testEngine } from './test-database.ts';
 import { waitFor } from './wait.ts';
 
 const repo = new URL('../../../', import.meta.url).pathname;
 /** The lease of docs/cluster.md (DEFAULT_LEASE_TIMINGS.leaseMs). */
 const LEASE_MS = 5_000;
-const TOKEN = 'cluster-test-token-0123456789abcdef';
-/** The end states of a scan report ('committed' is a scan job that succeeded). */
-const FINISHED = new Set(['committed', 'failed', 'cancelled']);
-
-async function call<T>(node: { url: string }, path: string): Promise<T> {
-  const res = await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  const body = (await res.json()) as T;
-  assert.ok(res.ok, `GET ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
 
 /** The suite for one way of losing the node that runs a scan (one per file: each fits a file's time). */
 export function lostNodeSuite(how: 'SIGKILL' | 'SIGSTOP'): void {
@@ -39,74 +24,23 @@ export function lostNodeSuite(how: 'SIGKILL' | 'SIGSTOP'): void {
       timeout: 170_000,
     },
     () => {
-      let media: string;
-      const started: ServerProcess[] = [];
-      const children: ChildProcess[] = [];
-      const dataDirs: string[] = [];
-
-      before(async () => {
-        media = mkdtempSync(join(tmpdir(), 'reelshelf-takeover-media-'));
-        await makeMediaTree(media, 8);
-      });
-      after(async () => {
-        // What a node that died said (a crash is the first thing to know when a test here fails).
-        for (const s of started)
-          if (s.child.exitCode !== null)
-            process.stderr.write(`node ${s.pid} ended ${s.child.exitCode}:\n${s.output()}\n`);
-        for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-        await Promise.all(started.map((s) => s.stop()));
-        for (const dir of dataDirs) {
-          dropTestDatabase(testDatabaseUrl(dir));
-          rmSync(dir, { recursive: true, force: true });
-        }
-        rmSync(media, { recursive: true, force: true });
-      });
-
-      function dataDir(): string {
-        const dir = mkdtempSync(join(tmpdir(), 'reelshelf-takeover-'));
-        dataDirs.push(dir);
-        return dir;
-      }
-
-      async function node(dir: string, role: 'all' | 'api' | 'worker'): Promise<ServerProcess> {
-        const s = await startServerProcess(dir, {
-          REELSHELF_API_TOKEN: TOKEN,
-          REELSHELF_NODE_ROLE: role,
-          // Scans only when the test starts them (a watcher's rescan would be a second scan job).
-          REELSHELF_WATCH: 'off',
-        });
-        started.push(s);
-        return s;
-      }
-
-      async function scanUntilDone(on: ServerProcess, id: number): Promise<ScanReport> {
-        return waitFor(
-          async () => {
-            const report = await call<ScanReport>(on, `/api/scans/${id}`);
-            const view = await call<JobView>(on, `/api/jobs/${id}`);
-            assert.ok(view.progress.done <= view.progress.total, JSON.stringify(view));
-            return FINISHED.has(report.status) ? report : null;
-          },
-          () => `scan ${id} to end, polled on ${on.url}`,
-          { timeoutMs: 60_000, intervalMs: 100 },
-        );
-      }
+      const cluster = clusterFixture('takeover', 8);
 
       /** `reelshelf scan` as the first node, held once every file is staged (before its commit). */
       async function heldCliScan(dir: string): Promise<{ child: ChildProcess; output: () => string }> {
-        const child = spawn(process.execPath, ['bin/reelshelf.mjs', 'scan', media], {
+        const child = spawn(process.execPath, ['bin/reelshelf.mjs', 'scan', cluster.media()], {
           cwd: repo,
           env: {
             ...process.env,
             REELSHELF_DATA_DIR: dir,
             REELSHELF_LOG_LEVEL: 'warn',
-            REELSHELF_API_TOKEN: TOKEN,
+            REELSHELF_API_TOKEN: CLUSTER_TOKEN,
             REELSHELF_TEST_SCAN_PAUSE_AFTER: '8',
             ...testDatabaseEnv(dir),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
-        children.push(child);
+        cluster.adopt(child);
         let out = '';
         child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
         child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -132,9 +66,9 @@ export function lostNodeSuite(how: 'SIGKILL' | 'SIGSTOP'): void {
 
       {
         it(`a node ${how === 'SIGKILL' ? 'killed' : 'frozen'} mid-scan: another takes it over within lease + 5 s and it commits once`, async () => {
-          const dir = dataDir();
+          const dir = cluster.dataDir();
           const cli = await heldCliScan(dir);
-          const worker = await node(dir, 'worker');
+          const worker = await cluster.node(dir, 'worker');
           const db = await openDatabase(testDatabaseUrl(dir), { pool: 2 });
           try {
             const held = await scanJob(db);
@@ -158,7 +92,7 @@ export function lostNodeSuite(how: 'SIGKILL' | 'SIGSTOP'): void {
               assert.ok(tookMs >= LEASE_MS - 1_500, `not before the lease ran out (${tookMs} ms)`);
             }
             assert.notEqual(taken.owner_node, held.owner_node);
-            const report = await scanUntilDone(worker, held.id);
+            const report = await cluster.scanUntilDone(worker, held.id, 60_000);
             assert.equal(report.status, 'committed', JSON.stringify(report));
             assert.equal(report.counts.new, 8, JSON.stringify(report.counts));
             if (how === 'SIGSTOP') {

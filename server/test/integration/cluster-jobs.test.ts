@@ -18,7 +18,12 @@ import { waitFor, within } from '../helpers/wait.ts';
 
 type TestDb = Awaited<ReturnType<typeof openTestDatabase>>;
 
-const FAST: Partial<LeaseTimings> = { leaseMs: 400, heartbeatMs: 50, pollMs: 50, nodeDeadMs: 400 };
+/**
+ * Short timings, so take-overs come quickly; the lease is 40 heartbeats (it was 400 ms, which a
+ * process on a loaded 2-core machine can go without one: a real take-over, and the job ran again).
+ */
+const LEASE_MS = 2_000;
+const FAST: Partial<LeaseTimings> = { leaseMs: LEASE_MS, heartbeatMs: 50, pollMs: 50, nodeDeadMs: LEASE_MS };
 
 function gate(): { open: () => void; opened: Promise<void> } {
   let open = (): void => undefined;
@@ -109,6 +114,29 @@ describe('jobs shared by several nodes on one database', { timeout: 120_000 }, (
     assert.equal(await repo.finish(claimed, 'succeeded', null, null, now), false, 'its end is refused');
     assert.equal(await repo.setProgress({ id: claimed.id, epoch: taken?.epoch ?? 0 }, 5, 10), true);
     await new JobRepository(db.db, db.engine).assertHeld({ id: claimed.id, epoch: taken?.epoch ?? 0 });
+  });
+
+  it('a take-over decided on a stale read is refused when the owner renewed its lease meanwhile', async () => {
+    // A sweep reads the running jobs, is held up (a slow query, a busy event loop), and by its own
+    // clock the lease it read has run out; the owner renewed it in between. Fenced by the epoch
+    // alone (a renewal keeps the epoch) the take-over landed, and the job ran on two nodes at once.
+    const repo = new JobRepository(db.db, db.engine);
+    const now = new Date().toISOString();
+    await repo.insertQueued({ kind: 'stale', dedupe_key: null, payload_json: '{}', created_at: now });
+    const claimed = await repo.claimNext(['stale'], 'owner', Date.now() - 1, now);
+    assert.ok(claimed !== undefined);
+    const seen = (await repo.listRunning()).find((r) => r.id === claimed.id);
+    assert.ok(seen !== undefined && (seen.lease_until ?? 0) < Date.now(), 'read with its lease run out');
+    await repo.renewLeases('owner', Date.now() + 60_000);
+    assert.equal(await repo.takeOver(seen, 'sweeper', Date.now() + 5000), undefined, 'refused');
+    assert.equal((await repo.getById(claimed.id))?.owner_node, 'owner');
+    // A lease that has really run out, read as it is, is taken.
+    await repo.renewLeases('owner', Date.now() - 1);
+    const expired = (await repo.listRunning()).find((r) => r.id === claimed.id);
+    assert.ok(expired !== undefined);
+    const taken = await repo.takeOver(expired, 'sweeper', Date.now() + 5000);
+    assert.equal(taken?.owner_node, 'sweeper');
+    assert.equal(taken?.epoch, claimed.epoch + 1);
   });
 
   it('two nodes run a queue of jobs between them, each job once', async () => {
@@ -299,7 +327,7 @@ describe('jobs shared by several nodes on one database', { timeout: 120_000 }, (
     const done = await within(b.runner.wait(id), 10_000, () => 'node B to take the job over');
     const tookMs = Date.now() - startedAt;
     assert.equal(done?.status, 'succeeded');
-    assert.ok(tookMs < 400 + 5000, `taken over within lease + 5 s (${tookMs} ms)`);
+    assert.ok(tookMs < LEASE_MS + 5000, `taken over within lease + 5 s (${tookMs} ms)`);
     assert.deepEqual(recovered, [id], 'the kind cleaned up once before the job ran again');
     // Claim by A (1), take-over by B (2), claim by B (3).
     assert.equal(done?.epoch, 3);

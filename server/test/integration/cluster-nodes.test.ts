@@ -3,31 +3,14 @@
 // one node is run and polled on another and committed once, both nodes starting a scan of one root
 // join one job, and a killed node is dropped from health (take-overs: cluster-takeover.test.ts).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { hostname } from 'node:os';
+import { describe, it } from 'node:test';
 import type { HealthResponse, JobView, ScanReport } from '@reelshelf/contract';
 import { loadConfig } from '../../src/config.ts';
-import { makeMediaTree } from '../helpers/media.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
+import { callNode as call, clusterFixture } from '../helpers/cluster-fixture.ts';
+import { testEngine } from '../helpers/test-database.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-const TOKEN = 'cluster-test-token-0123456789abcdef';
-/** The end states of a scan report ('committed' is a scan job that succeeded). */
-const FINISHED = new Set(['committed', 'failed', 'cancelled']);
-
-async function call<T>(node: { url: string }, path: string, init: RequestInit = {}): Promise<T> {
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${TOKEN}`);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  const res = await fetch(`${node.url}${path}`, { ...init, headers });
-  const body = (await res.json()) as T;
-  assert.ok(res.ok, `${init.method ?? 'GET'} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
 
 describe('nodes in /api/health', () => {
   it('a server lists itself: its role, a fresh heartbeat, its machine only for the admin', async () => {
@@ -78,63 +61,14 @@ describe(
     timeout: 300_000,
   },
   () => {
-    let media: string;
-    const started: ServerProcess[] = [];
-    const dataDirs: string[] = [];
-
-    before(async () => {
-      media = mkdtempSync(join(tmpdir(), 'reelshelf-cluster-media-'));
-      await makeMediaTree(media, 8);
-    });
-    after(async () => {
-      // What a node that died said (a crash is the first thing to know when a test here fails).
-      for (const s of started)
-        if (s.child.exitCode !== null)
-          process.stderr.write(`node ${s.pid} ended ${s.child.exitCode}:\n${s.output()}\n`);
-      await Promise.all(started.map((s) => s.stop()));
-      for (const dir of dataDirs) {
-        dropTestDatabase(testDatabaseUrl(dir));
-        rmSync(dir, { recursive: true, force: true });
-      }
-      rmSync(media, { recursive: true, force: true });
-    });
-
-    function dataDir(): string {
-      const dir = mkdtempSync(join(tmpdir(), 'reelshelf-cluster-'));
-      dataDirs.push(dir);
-      return dir;
-    }
-
-    async function node(dir: string, role: 'all' | 'api' | 'worker'): Promise<ServerProcess> {
-      const s = await startServerProcess(dir, {
-        REELSHELF_API_TOKEN: TOKEN,
-        REELSHELF_NODE_ROLE: role,
-        // Scans only when the test starts them (a watcher's rescan would be a second scan job).
-        REELSHELF_WATCH: 'off',
-      });
-      started.push(s);
-      return s;
-    }
-
-    async function scanUntilDone(on: ServerProcess, id: number): Promise<ScanReport> {
-      return waitFor(
-        async () => {
-          const report = await call<ScanReport>(on, `/api/scans/${id}`);
-          const view = await call<JobView>(on, `/api/jobs/${id}`);
-          assert.ok(view.progress.done <= view.progress.total, JSON.stringify(view));
-          return FINISHED.has(report.status) ? report : null;
-        },
-        () => `scan ${id} to end, polled on ${on.url}`,
-        { timeoutMs: 120_000, intervalMs: 100 },
-      );
-    }
+    const cluster = clusterFixture('cluster', 8);
 
     it('an api node queues and claims nothing; another node runs the scan, polled on either, once per root', async () => {
-      const dir = dataDir();
-      const a = await node(dir, 'api');
+      const dir = cluster.dataDir();
+      const a = await cluster.node(dir, 'api');
       const root = await call<{ id: number }>(a, '/api/library-roots', {
         method: 'POST',
-        body: JSON.stringify({ path: media }),
+        body: JSON.stringify({ path: cluster.media() }),
       });
       const { scan_id } = await call<{ scan_id: number }>(a, `/api/library-roots/${root.id}/scan`, {
         method: 'POST',
@@ -142,8 +76,8 @@ describe(
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       assert.equal((await call<JobView>(a, `/api/jobs/${scan_id}`)).status, 'queued', 'no node claimed it');
 
-      const b = await node(dir, 'all');
-      const first = await scanUntilDone(b, scan_id);
+      const b = await cluster.node(dir, 'all');
+      const first = await cluster.scanUntilDone(b, scan_id, 120_000);
       assert.equal(first.status, 'committed', JSON.stringify(first));
       assert.equal(first.counts.new, 8);
       assert.deepEqual(await call<ScanReport>(a, `/api/scans/${scan_id}`), first, 'the same report on A');
@@ -155,7 +89,7 @@ describe(
         ),
       );
       assert.equal(fromA?.scan_id, fromB?.scan_id, 'one scan per root cluster-wide');
-      const second = await scanUntilDone(a, fromA?.scan_id ?? 0);
+      const second = await cluster.scanUntilDone(a, fromA?.scan_id ?? 0, 120_000);
       assert.equal(second.status, 'committed');
       assert.equal(second.counts.unchanged, 8);
       assert.equal(second.counts.new, 0);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { scanOneFilm } from '../helpers/scanned-film.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -51,32 +52,11 @@ describe('HLS conversions and a server killed with SIGKILL', () => {
     ]);
     server = await startServerProcess(dataDir, { REELSHELF_API_TOKEN: token });
     const auth = { authorization: `Bearer ${token}` };
-    const rootRes = await fetch(`${server.url}/api/library-roots`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ path: media }),
-    });
-    assert.equal(rootRes.status, 201);
-    const { id: rootId } = (await rootRes.json()) as { id: number };
-    const scan = await fetch(`${server.url}/api/library-roots/${rootId}/scan?wait=true`, {
-      method: 'POST',
-      headers: auth,
-    });
-    assert.equal(scan.status, 200);
-    const movies = (await (await fetch(`${server.url}/api/movies`, { headers: auth })).json()) as {
-      items: { id: number }[];
-    };
-    const movieId = movies.items[0]?.id;
-    const movie = (await (await fetch(`${server.url}/api/movies/${movieId}`, { headers: auth })).json()) as {
-      media_files: { id: number }[];
-    };
-    const fileId = movie.media_files[0]?.id;
-    const info = (await (
-      await fetch(`${server.url}/api/media-file/${fileId}/playback?device=web`, { headers: auth })
-    ).json()) as { prediction: string; hls_url: string | null };
-    assert.equal(info.prediction, 'transcode');
-    assert.ok(info.hls_url !== null);
-    const master = new URL(info.hls_url, server.url);
+    const film = await scanOneFilm(server.url, token, media);
+    const fileId = film.fileId;
+    assert.equal(film.prediction, 'transcode');
+    assert.ok(film.hlsUrl !== null);
+    const master = new URL(film.hlsUrl);
     const segmentUrl = (index: number) => {
       const url = new URL(`hls/v/${index}.m4s`, master);
       url.search = master.search;

@@ -1,4 +1,4 @@
-// The tables of the shared node state on the engine under test (migration 0012): the watch lease is
+// The tables of the shared node state on the engine under test (migration 0016): the watch lease is
 // held by one node at a time and passes on when it runs out or is given up; failures counted at once
 // by two "nodes" (two connection pools on PostgreSQL) are all counted; a stop mark keeps the later
 // expiry; and on PostgreSQL each change reaches the other node's change feed (subscribeState).

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { JobStatusName, JobView } from '@reelshelf/contract';
 import sharp from 'sharp';
 import type { TrickplayStatus } from '../../src/services/trickplay/trickplay-ports.ts';
 import { readBif } from '../helpers/bif-reader.ts';
@@ -360,13 +361,14 @@ describe('trickplay job: a restart cleans up after a process that died', { timeo
       try {
         const job = await waitFor(
           async () => {
-            const view = (await (await second.api(`/api/jobs/${deadJob}`)).json()) as { status: string };
-            return ['completed', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
+            const view = (await (await second.api(`/api/jobs/${deadJob}`)).json()) as JobView;
+            const ended: JobStatusName[] = ['succeeded', 'failed', 'cancelled'];
+            return ended.includes(view.status) ? view : undefined;
           },
           () => 'the taken-over trickplay job to end',
           { timeoutMs: 120_000 },
         );
-        assert.equal(job.status, 'completed');
+        assert.equal(job.status, 'succeeded');
         assert.deepEqual(readdirSync(join(dataDir, 'trickplay')), [String(fileId)]);
         assert.deepEqual(readdirSync(join(dataDir, 'trickplay', String(fileId))), [String(deadJob)]);
         const status = await second.server.services.trickplay.status(fileId);

@@ -9,7 +9,10 @@ import * as m0007 from './0007-favourites.ts';
 import * as m0008 from './0008-trickplay.ts';
 import * as m0009 from './0009-cluster-jobs.ts';
 import * as m0010 from './0010-shared-secrets.ts';
-import * as m0012 from './0012-node-state.ts';
+import * as m0011 from './0011-hls-runs.ts';
+import * as m0013 from './0013-search-rank-stats.ts';
+import * as m0014 from './0014-jobs-notify-rows.ts';
+import * as m0016 from './0016-node-state.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -28,7 +31,12 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0008-trickplay': m0008,
   '0009-cluster-jobs': m0009,
   '0010-shared-secrets': m0010,
-  '0012-node-state': m0012,
+  '0011-hls-runs': m0011,
+  '0013-search-rank-stats': m0013,
+  '0014-jobs-notify-rows': m0014,
+  // Named after every migration databases may have applied already: Kysely's Migrator refuses a
+  // name below the last one a database ran (no 0012; 0015 is taken by a parallel change).
+  '0016-node-state': m0016,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

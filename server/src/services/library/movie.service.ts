@@ -139,12 +139,15 @@ export class MovieService {
   ): Promise<MovieList> {
     const words = searchTerms(query ?? '');
     const repo = this.movies;
-    if (words.length > 0) await syncSearchIndex(repo);
-    const { rows, total } =
-      words.length === 0
-        ? await repo.list(limit, offset, visible)
-        : await repo.search(words, limit, offset, visible);
-    return { items: rows.map(toSummary), total };
+    if (words.length === 0) {
+      const { rows, total } = await repo.list(limit, offset, visible);
+      return { items: rows.map(toSummary), total };
+    }
+    // Searched first, and again after applying the index's marks when the search saw some.
+    let found = await repo.search(words, limit, offset, visible);
+    if (found.stale && (await syncSearchIndex(repo)))
+      found = await repo.search(words, limit, offset, visible);
+    return { items: found.rows.map(toSummary), total: found.total };
   }
 
   /**
@@ -161,12 +164,17 @@ export class MovieService {
     const words = searchTerms(text);
     if (words.length === 0) return null;
     const repo = this.movies;
-    await syncSearchIndex(repo);
-    const matched = await repo.searchCount(words, options);
-    const last = Math.max(1, Math.ceil(matched / pageSize));
-    const shown = Math.min(Math.max(1, page), last);
-    const ids = matched === 0 ? [] : await repo.searchIds(words, options, pageSize, (shown - 1) * pageSize);
-    return { ids, matched, page: shown };
+    const asked = Math.max(1, page);
+    const offset = (asked - 1) * pageSize;
+    let found = await repo.searchPageIds(words, options, pageSize, offset);
+    if (found.stale && (await syncSearchIndex(repo))) {
+      found = await repo.searchPageIds(words, options, pageSize, offset);
+    }
+    const last = Math.max(1, Math.ceil(found.total / pageSize));
+    if (asked <= last) return { ids: found.ids, matched: found.total, page: asked };
+    // Past the end: the last page.
+    const ids = await repo.searchIds(words, options, pageSize, (last - 1) * pageSize);
+    return { ids, matched: found.total, page: last };
   }
 
   /** Every movie id a search finds, in the order `options` say; null when `text` holds no word. */
@@ -244,16 +252,17 @@ export class MovieService {
 }
 
 /**
- * Applies the writes made since the last search to the index before searching. When another
- * process holds the database's write lock past the busy timeout, the search goes on with the index
- * as it is (a moment behind) rather than failing.
+ * Applies the writes made since the last search to the index (a search saw marks); false when
+ * another process holds the database's write lock past the busy timeout: the search then goes on
+ * with the index as it is (a moment behind) rather than failing.
  */
-async function syncSearchIndex(repo: MovieRepository): Promise<void> {
+async function syncSearchIndex(repo: MovieRepository): Promise<boolean> {
   try {
     await repo.syncSearchIndex();
+    return true;
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return false;
     throw err;
   }
 }

@@ -16,7 +16,7 @@ import type { MediaPathService } from '../library/media-path.service.ts';
 import type { ArtifactService } from './artifact.service.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
 import type { PlaybackEditionPresenter } from './edition-presenter.ts';
-import { type HlsImageStreamSource, HlsService } from './hls.service.ts';
+import { type HlsClusterDeps, type HlsImageStreamSource, HlsService } from './hls.service.ts';
 import { KeyframeIndexService } from './keyframe-index.service.ts';
 import type { PlaybackCache } from './playback-cache.ts';
 import { SubtitleTrackService } from './subtitle-track.service.ts';
@@ -37,6 +37,8 @@ export interface ConversionWiring {
   paths: MediaPathService;
   store: DataStore;
   slots: ConversionSlots;
+  /** Who converts which presentation among the nodes (wiring/hls-cluster.ts). */
+  cluster: HlsClusterDeps;
   playbackCache: PlaybackCache;
   artifacts: ArtifactService;
   editions: PlaybackEditionPresenter;
@@ -77,6 +79,7 @@ export function buildConversions(wiring: ConversionWiring): {
     keyframes: keyframeSource,
     store,
     slots,
+    cluster: wiring.cluster,
     cache: playbackCache,
     threads: deps.config.conversionThreads,
     idleMs: deps.config.hlsIdleSeconds * 1000,

@@ -1,20 +1,23 @@
 import type { HlsContainer } from '../../domain/hls/hls-plan.ts';
 import type { HlsSegment } from '../../domain/hls/segment-plan.ts';
-import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import { chooseSegmentSource } from '../../domain/playback/segment-source.ts';
 import { AppError } from '../../errors.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
 import { HlsPlaylists, type HlsSubtitleSource } from './hls/hls-playlists.ts';
 import { HlsPrewarm, type PreparedSegments } from './hls/hls-prewarm.ts';
+import { ClusterRequests, conversionFailed } from './hls/cluster-requests.ts';
+import { HlsClaims } from './hls/hls-claims.ts';
+import { segmentsCacheKind } from './hls/segments-cache.ts';
+import { type HlsClusterDeps, HlsOwnership } from './hls/hls-ownership.ts';
 import { type HlsFfmpeg, HlsRuns } from './hls/hls-runs.ts';
-import { firstMissing, type HlsFile, inUse, type Presentation } from './hls/presentation.ts';
+import { firstMissing, type HlsFile, type Presentation } from './hls/presentation.ts';
 import {
   type KeyframeSource,
   PresentationRegistry,
   type PresentationRegistryDeps,
 } from './hls/presentation-registry.ts';
 import { HlsSegmentStore, type SegmentArea } from './hls/segment-store.ts';
-import type { CacheKind, PlaybackCache } from './playback-cache.ts';
+import type { PlaybackCache } from './playback-cache.ts';
 import { peakBandwidth } from '../../domain/trickplay/geometry.ts';
 import { imageStreamInfLine } from '../../domain/trickplay/image-playlist.ts';
 import type { TrickplayMade, TrickplayVariant } from '../../domain/trickplay/made.ts';
@@ -25,6 +28,7 @@ export interface HlsImageStreamSource {
 }
 
 export type { HlsFile } from './hls/presentation.ts';
+export type { HlsClusterDeps, HlsNode, HlsPeer } from './hls/hls-ownership.ts';
 export type { KeyframeSource } from './hls/presentation-registry.ts';
 export { withTimestampMap } from './hls/hls-playlists.ts';
 export { hlsKey } from './hls/presentation.ts';
@@ -40,6 +44,8 @@ export interface HlsDeps {
   store: SegmentArea;
   /** The machine's one conversion limit (REELSHELF_MAX_CONVERSIONS), shared with the artifact builds. */
   slots: ConversionSlots;
+  /** The nodes sharing the database: who converts which presentation (docs/cluster.md "HLS across nodes"). */
+  cluster: HlsClusterDeps;
   /** The one bound of artifacts + segments: segments register with it and ask it after every run. */
   cache: PlaybackCache;
   /** Encoder threads per run. */
@@ -96,7 +102,10 @@ function imageStreamLine(made: TrickplayMade | null, choose: ImageStreamChoice):
   return `${imageStreamInfLine(sheets.layout, peakBandwidth(sheets.layout, sheets.sheetBytes), chosen.uri)}\n`;
 }
 
-/** How long a request waits for its segment before 503 + Retry-After. */
+/**
+ * How long a request waits for its segment before 503 + Retry-After: covers a take-over (the dead
+ * owner's 5-s lease, a claim within 0.5 s, ffmpeg's start and the first segment).
+ */
 const SEGMENT_WAIT_MS = 15_000;
 /** A conversion slower than real time for this long is reported to players as a warning. */
 const SLOW_WARNING_MS = 30_000;
@@ -114,6 +123,10 @@ export class HlsService {
   private readonly segments: HlsSegmentStore;
   private readonly playlists: HlsPlaylists;
   private readonly prewarm: HlsPrewarm;
+  private readonly ownership: HlsOwnership;
+  private readonly claims: HlsClaims;
+  private readonly cluster: ClusterRequests;
+  private readonly slots: ConversionSlots;
   private readonly now: () => number;
   private readonly trickplay: HlsImageStreamSource | null;
   private readonly log: HlsDeps['log'] | null;
@@ -123,14 +136,16 @@ export class HlsService {
     this.trickplay = deps.trickplay ?? null;
     this.log = deps.log ?? null;
     const subtitles = deps.subtitles;
+    this.slots = deps.slots;
     this.segments = new HlsSegmentStore(deps.store);
+    this.ownership = new HlsOwnership(deps.cluster, this.now, deps.log ?? null);
     this.presentations = new PresentationRegistry({
       ffmpegAvailable: deps.ffmpegAvailable,
       artifacts: deps.artifacts,
       editions: deps.editions,
       paths: deps.paths,
       keyframes: deps.keyframes,
-      segments: this.segments,
+      announced: (p) => this.ownership.refresh(p, true),
       ...(subtitles === undefined ? {} : { tracks: (id: number) => subtitles.tracks(id) }),
       now: this.now,
     });
@@ -139,6 +154,7 @@ export class HlsService {
       slots: deps.slots,
       presentations: this.presentations,
       segments: this.segments,
+      ownership: this.ownership,
       threads: deps.threads,
       idleMs: deps.idleMs,
       slowWarningMs: deps.slowWarningMs ?? SLOW_WARNING_MS,
@@ -152,9 +168,35 @@ export class HlsService {
       runs: this.runs,
       segments: this.segments,
       slots: deps.slots,
+      ownership: this.ownership,
       now: this.now,
     });
-    deps.cache.register('segments', this.cacheKind());
+    this.claims = new HlsClaims({
+      ownership: this.ownership,
+      runs: this.runs,
+      presentations: this.presentations,
+      slots: deps.slots,
+      idleMs: deps.idleMs,
+      now: this.now,
+      ...(deps.log === undefined ? {} : { log: deps.log }),
+    });
+    this.claims.start();
+    this.cluster = new ClusterRequests({
+      ownership: this.ownership,
+      runs: this.runs,
+      presentations: this.presentations,
+      slots: deps.slots,
+      now: this.now,
+    });
+    deps.cache.register(
+      'segments',
+      segmentsCacheKind({
+        presentations: this.presentations,
+        segments: this.segments,
+        ownership: this.ownership,
+        now: this.now,
+      }),
+    );
   }
 
   /** How many conversion runs this process started (tests: a prewarmed film starts none). */
@@ -196,7 +238,7 @@ export class HlsService {
   ): Promise<string> {
     const s = await this.presentations.of(fileId, device, false, burn);
     requireRendition(s, rendition);
-    this.presentations.touch(s);
+    this.touch(s);
     return this.playlists.media(s, query);
   }
 
@@ -224,8 +266,14 @@ export class HlsService {
 
   private async touched(fileId: number, device: string, burn: number | undefined): Promise<Presentation> {
     const s = await this.presentations.of(fileId, device, false, burn);
-    this.presentations.touch(s);
+    this.touch(s);
     return s;
+  }
+
+  /** A player asked something of it: the idle clock starts again here and, for another owner, on its row. */
+  private touch(s: Presentation): void {
+    this.presentations.touch(s);
+    this.ownership.touch(s);
   }
 
   /**
@@ -246,22 +294,27 @@ export class HlsService {
 
   // ------------------------------------------------------------------ segments
 
-  /** The initialization section of a rendition, produced by a run when none is stored yet. */
+  /** The initialization section of a rendition, produced by a run when none is announced yet. */
   async init(fileId: number, device: string, rendition: string, burn?: number): Promise<HlsFile> {
     const s = await this.presentations.of(fileId, device, false, burn);
     requireRendition(s, rendition);
-    this.presentations.touch(s);
+    this.touch(s);
     const deadline = this.now() + SEGMENT_WAIT_MS;
     while (!s.inits.has(rendition)) {
-      await this.runs.ensure(s, firstMissing(s));
-      await this.presentations.changed(s, deadline);
+      const job = s.job;
+      if (job?.replaced) await job.replaced;
+      else if (s.claiming !== null) await startedByAnother(s.claiming);
+      // Any run writes every init section first: the one going here is waited for.
+      else if (job !== null && !job.ended) await this.presentations.changed(s, deadline);
+      else await this.cluster.step(s, firstMissing(s), deadline, true);
     }
-    return this.segments.file(s, rendition, 'init.mp4');
+    return this.segments.file(s, rendition, 'init');
   }
 
   /**
-   * Segment `index` of a rendition: from the cache, or from the running run when it gets there
-   * soon, or from a new run started at this segment (the old one stopped): `chooseSegmentSource`.
+   * Segment `index` of a rendition: announced (by this node or another), or from the run this node
+   * has going when it gets there soon, or from a new run started at this segment (the old one
+   * stopped): `chooseSegmentSource`; with no run here, from the cluster: `remoteSegmentAction`.
    */
   async segment(
     fileId: number,
@@ -278,21 +331,31 @@ export class HlsService {
         message: `This presentation has segments 0 to ${s.segments.length - 1}.`,
       });
     }
-    this.presentations.touch(s);
+    this.touch(s);
     const deadline = this.now() + SEGMENT_WAIT_MS;
     for (;;) {
+      if (s.stored.get(rendition)?.has(index) === true) return this.segments.file(s, rendition, index);
       const job = s.job;
+      if (s.claiming !== null) {
+        await startedByAnother(s.claiming);
+        continue;
+      }
+      if (job === null || (job.ended && job.replaced === null)) {
+        // This node runs nothing for it: the cluster says who does (or this node claims it).
+        if (job !== null && job.error !== null && job.start === index) throw conversionFailed(job.error);
+        await this.cluster.step(s, index, deadline, false);
+        continue;
+      }
       const choice = chooseSegmentSource({
-        stored: s.stored.get(rendition)?.has(index) === true,
+        stored: false,
         index,
-        run: job === null ? null : { ...job, next: job.next.get(rendition) ?? job.start },
+        run: { ...job, next: job.next.get(rendition) ?? job.start },
         startOf: (i) => s.segments[i]?.start,
       });
       switch (choice) {
         case 'serve':
-          return this.segments.file(s, rendition, `${index}.m4s`);
+          break;
         case 'wait':
-          if (job === null) break;
           // Counted, so no other request stops the run under us.
           job.waiters++;
           try {
@@ -302,11 +365,7 @@ export class HlsService {
           }
           break;
         case 'fail':
-          throw new AppError('internal_error', {
-            status: 500,
-            message: `The conversion failed: ${job?.error ?? 'unknown error'}`,
-            hint: 'GET /api/health says which ffmpeg is in use; the server log has the details.',
-          });
+          throw conversionFailed(job.error ?? 'unknown error');
         case 'take_turn':
           // Another player waits for this run: its segment first, then ours.
           await this.presentations.changed(s, deadline);
@@ -353,40 +412,28 @@ export class HlsService {
     return this.runs.running();
   }
 
-  /** Stops every run (shutdown). */
-  close(): Promise<void> {
-    return this.runs.close();
+  /** Requests waiting for a segment or init section right now (tests). */
+  waiting(): number {
+    let n = 0;
+    for (const p of this.presentations.all()) n += p.waiting;
+    return n;
   }
 
-  /**
-   * The presentations as the playback cache sees them: one folder each, last used when a player
-   * last asked (a folder of an earlier process: when it was last written), in use while converted,
-   * waited for or leased by a prewarm.
-   */
-  private cacheKind(): CacheKind {
-    return {
-      entries: async () => {
-        const out: CacheEntry[] = [];
-        for (const key of await this.segments.folders()) {
-          const p = this.presentations.get(key);
-          const measured = await this.segments.measure(key);
-          out.push({
-            kind: 'segments',
-            key,
-            bytes: measured.bytes,
-            lastUsedMs: p?.lastRequest ?? measured.newestMtimeMs,
-            inUse: p !== undefined && inUse(p),
-          });
-        }
-        return out;
-      },
-      evict: async (key) => {
-        const p = this.presentations.get(key);
-        if (p !== undefined && inUse(p)) return; // a player came back meanwhile
-        await this.segments.remove(key, p);
-      },
-    };
+  /** Stops every run and gives its claim back (shutdown). */
+  async close(): Promise<void> {
+    await this.claims.close();
+    await this.runs.close();
   }
+}
+
+/**
+ * Waits for a run another request of this node is claiming and starting, then lets that request
+ * register as the run's waiter first (its continuation is all microtasks): otherwise this request,
+ * resumed first, would take the run for idle and restart it elsewhere under the request it started for.
+ */
+async function startedByAnother(claiming: Promise<void>): Promise<void> {
+  await claiming;
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 function requireRendition(s: Presentation, rendition: string): void {

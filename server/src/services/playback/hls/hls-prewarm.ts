@@ -1,5 +1,7 @@
+import { ownedElsewhere } from '../../../domain/hls/run-ownership.ts';
 import type { ConversionSlots } from '../conversion-slots.ts';
-import { firstMissing, type Presentation } from './presentation.ts';
+import { type HlsOwnership, rowView } from './hls-ownership.ts';
+import { firstMissing, hasEvery, type Presentation } from './presentation.ts';
 import type { PresentationRegistry } from './presentation-registry.ts';
 import type { HlsRuns } from './hls-runs.ts';
 import type { HlsSegmentStore } from './segment-store.ts';
@@ -21,6 +23,7 @@ export interface HlsPrewarmDeps {
   runs: HlsRuns;
   segments: HlsSegmentStore;
   slots: ConversionSlots;
+  ownership: HlsOwnership;
   now: () => number;
 }
 
@@ -29,7 +32,8 @@ export interface HlsPrewarmDeps {
  * watches, restarted at the first missing segment until none is missing — then writes local
  * playlists beside them so the progressive artifact can be remuxed from the same segments (one
  * encode, one source of truth). Players of the same presentation share the run meanwhile; a prewarm
- * that finds every conversion slot held waits its turn instead of failing.
+ * that finds every conversion slot held waits its turn instead of failing. A run another node holds
+ * is pinned on its row (its owner keeps it going to the end) and its segments are awaited.
  */
 export class HlsPrewarm {
   constructor(private readonly deps: HlsPrewarmDeps) {}
@@ -70,11 +74,13 @@ export class HlsPrewarm {
     onProgress: (done: number, total: number) => void,
   ): Promise<void> {
     const total = s.segments.length;
+    const { ownership } = this.deps;
     const done = () => {
       let n = 0;
-      for (let i = 0; i < total; i++) if (s.renditions.every((r) => s.stored.get(r)?.has(i) === true)) n++;
+      for (let i = 0; i < total; i++) if (hasEvery(s, i)) n++;
       return n;
     };
+    let pinnedElsewhere = false;
     const stop = () => {
       const job = s.job;
       if (job !== null && !job.ended && job.pinned) job.abort.abort(new Error('prewarm cancelled'));
@@ -85,6 +91,8 @@ export class HlsPrewarm {
       for (;;) {
         signal.throwIfAborted();
         this.deps.presentations.touch(s);
+        // What other nodes made counts too (read again at most every 250 ms).
+        await ownership.refresh(s);
         const count = done();
         onProgress(count, total);
         if (count === total && s.renditions.every((r) => s.inits.has(r))) return;
@@ -96,7 +104,26 @@ export class HlsPrewarm {
           await job.replaced; // a player is restarting it elsewhere: the loop pins the new run
           continue;
         }
+        if (s.claiming !== null) {
+          await s.claiming; // a player of this node is starting a run: the loop pins it
+          continue;
+        }
         if (job === null || job.ended) {
+          const row = await ownership.row(s);
+          const gone = row !== undefined && ownership.ownerProcessGone(row);
+          if (
+            row !== undefined &&
+            ownedElsewhere(rowView(row), this.deps.now(), {
+              nodeId: ownership.node().id,
+              ownerProcessGone: gone,
+            })
+          ) {
+            // Another node converts it: it keeps the run going to the end; its segments are awaited.
+            if (row.pinned !== 1) await ownership.pin(s, true);
+            pinnedElsewhere = true;
+            await this.deps.presentations.changed(s, this.deps.now() + 3_600_000);
+            continue;
+          }
           // Every slot held (players converting): a prewarm waits its turn, it does not fail.
           const slot = await this.deps.slots.take(signal);
           // The wait may have been long: look again with the slot in hand (a player may have
@@ -112,12 +139,14 @@ export class HlsPrewarm {
             throw new Error(`the conversion ended without producing segment ${index}`);
           }
           lastStart = { index, done: count };
-          this.deps.runs.start(s, index, true, slot);
+          const takeFrom = gone && row !== undefined ? row.owner_node : null;
+          if (!(await this.deps.runs.claimAndStart(s, index, true, slot, takeFrom))) continue;
         } else if (!job.pinned) job.pinned = true; // a player's run: keep it going to the end
         await this.deps.presentations.changed(s, this.deps.now() + 3_600_000);
       }
     } finally {
       signal.removeEventListener('abort', stop);
+      if (pinnedElsewhere) await ownership.pin(s, false).catch(() => undefined);
     }
   }
 }

@@ -2,7 +2,8 @@ import type { FfmpegRunOptions } from '../../../adapters/ffmpeg.ts';
 import { buildHlsRunArgs } from '../../../domain/hls/hls-command.ts';
 import { AppError } from '../../../errors.ts';
 import type { ConversionSlot, ConversionSlots } from '../conversion-slots.ts';
-import { type Presentation, type Run, notify } from './presentation.ts';
+import type { HlsOwnership } from './hls-ownership.ts';
+import { isRunning, type Presentation, type Run, notify } from './presentation.ts';
 import type { PresentationRegistry } from './presentation-registry.ts';
 import { SegmentCollector } from './segment-collector.ts';
 import type { HlsSegmentStore } from './segment-store.ts';
@@ -18,6 +19,8 @@ export interface HlsRunsDeps {
   slots: ConversionSlots;
   presentations: PresentationRegistry;
   segments: HlsSegmentStore;
+  /** The runs' claims in the database: every run holds its presentation's claim (docs/cluster.md). */
+  ownership: HlsOwnership;
   /** Encoder threads per run. */
   threads: number;
   /** A run nobody asked anything of for this long is stopped (REELSHELF_HLS_IDLE_SECONDS). */
@@ -31,9 +34,11 @@ export interface HlsRunsDeps {
 }
 
 /**
- * The ffmpeg runs of HLS presentations: at most one per presentation, each holding a conversion
- * slot, started at a segment, restarted elsewhere on a seek (the slot handed to the new run), and
- * stopped when no player asked anything of it for the idle time (a prewarm's run excepted).
+ * The ffmpeg runs of HLS presentations on this node: at most one per presentation cluster-wide (each
+ * runs under this node's claim of the presentation's row, and its segments are announced fenced by
+ * the claim's epoch), each holding a conversion slot, started at a segment, restarted elsewhere on a
+ * seek (the slot and the claim handed to the new run), and stopped when no player asked anything of
+ * it for the idle time (a prewarm's run excepted); its end gives the claim back.
  */
 export class HlsRuns {
   private nextId = 1;
@@ -65,9 +70,12 @@ export class HlsRuns {
       throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
     }
     const first = p.segments[startIndex];
-    if (first === undefined) {
+    const claim = p.claim;
+    if (first === undefined || claim === null) {
       slot?.release();
-      throw new Error(`segment ${startIndex} is outside the plan`);
+      throw new Error(
+        first === undefined ? `segment ${startIndex} is outside the plan` : 'run started unclaimed',
+      );
     }
     const held = slot ?? this.deps.slots.takeNow();
     const encodes = p.plan.video !== null && p.plan.video !== 'copy';
@@ -89,6 +97,8 @@ export class HlsRuns {
       ended: false,
       error: null,
       pinned,
+      epoch: claim.epoch,
+      claimLost: false,
       waiters: 0,
       speed: null,
       slowSince: null,
@@ -124,11 +134,66 @@ export class HlsRuns {
         if (job.replaced === null) {
           job.slot?.release();
           job.slot = null;
+          // The claim goes back with the run (fenced: nothing when another node took it over).
+          if (!job.claimLost && p.claim?.epoch === job.epoch) {
+            p.claim = null;
+            this.deps.ownership.release(p, job.epoch, job.error);
+          }
         }
         notify(p);
         this.deps.onRunEnded();
       });
     return job;
+  }
+
+  /**
+   * Claims the presentation's run for this node and starts it at `index` with `slot` or, for a player
+   * (no slot given), a slot taken now. A claim another request of this node is making is waited for.
+   * @returns false when another node holds the run (the slot is given back)
+   * @throws AppError 503 conversions_busy + Retry-After when a player finds every slot held
+   */
+  async claimAndStart(
+    p: Presentation,
+    index: number,
+    pinned: boolean,
+    slot: ConversionSlot | null = null,
+    takeFrom: string | null = null,
+  ): Promise<boolean> {
+    if (p.claiming !== null) {
+      slot?.release();
+      await p.claiming;
+      return isRunning(p);
+    }
+    if (isRunning(p)) {
+      slot?.release();
+      return true;
+    }
+    let settle = () => {};
+    p.claiming = new Promise<void>((resolve) => (settle = resolve));
+    let held: ConversionSlot | null = slot;
+    try {
+      if (this.closed) throw new AppError('service_unavailable', { message: 'The server is shutting down.' });
+      held ??= this.deps.slots.takeNow();
+      if (!(await this.deps.ownership.claim(p, index, takeFrom))) return false;
+      const claim = p.claim;
+      try {
+        this.start(p, index, pinned, held);
+      } catch (err) {
+        // Not started (shut down meanwhile): the claim goes back at once.
+        if (claim !== null && p.claim === claim) {
+          p.claim = null;
+          this.deps.ownership.release(p, claim.epoch, null);
+        }
+        throw err;
+      } finally {
+        held = null; // start took it (and gave it back when it threw)
+      }
+      return true;
+    } finally {
+      held?.release();
+      p.claiming = null;
+      settle();
+    }
   }
 
   /**
@@ -140,7 +205,7 @@ export class HlsRuns {
     const old = p.job;
     if (old?.replaced) return old.replaced;
     if (old === null || old.ended) {
-      this.start(p, index, false);
+      await this.claimAndStart(p, index, false);
       return;
     }
     let settle = () => {};
@@ -152,22 +217,50 @@ export class HlsRuns {
       old.slot = null;
       if (p.job !== old && p.job !== null && !p.job.ended)
         slot?.release(); // started meanwhile
-      else this.start(p, index, false, slot);
+      else if (p.claim === null || p.claim.epoch !== old.epoch) {
+        // The claim went with the old run (taken over meanwhile): claim afresh, or leave it be.
+        await this.claimAndStart(p, index, false, slot);
+      } else {
+        this.start(p, index, false, slot);
+        this.deps.ownership.started(p, old.epoch, index);
+      }
     } finally {
       settle();
     }
   }
 
-  /** A run of `p` from `index` unless one is going or being restarted (for requests that take any run). */
-  async ensure(p: Presentation, index: number): Promise<void> {
+  /**
+   * This node's claim of `p` is gone (another node took the run over: this one was presumed dead):
+   * its run stops at once and gives nothing back.
+   */
+  claimLost(p: Presentation): void {
+    p.claim = null;
     const job = p.job;
-    if (job?.replaced) return job.replaced;
-    if (job === null || job.ended) this.start(p, index, false);
+    if (job === null || job.ended) return;
+    job.claimLost = true;
+    job.abort.abort(new Error('the run was taken over by another node'));
   }
 
-  /** One finished segment (or init section) of a run: stored, counted, and its waiters woken. */
+  /** One finished segment (or init section) of a run: stored, announced (fenced), its waiters woken. */
   private async stored(p: Presentation, job: Run, rendition: string, name: string, bytes: Buffer) {
-    await this.deps.segments.put(p, rendition, name, bytes);
+    if (job.claimLost) return;
+    const announced = await this.deps.segments.put(
+      p,
+      job.epoch,
+      rendition,
+      name,
+      bytes,
+      (fileName, index, size) => this.deps.ownership.announce(p, job.epoch, rendition, index, size, fileName),
+    );
+    if (!announced) {
+      // Refused: another node holds the run under a newer epoch. This one must stop writing.
+      if (p.claim?.epoch === job.epoch) this.claimLost(p);
+      else {
+        job.claimLost = true;
+        job.abort.abort(new Error('the run was taken over by another node'));
+      }
+      return;
+    }
     if (name !== 'init.mp4') {
       const index = Number(name.slice(0, -'.m4s'.length));
       job.next.set(rendition, Math.max(job.next.get(rendition) ?? 0, index + 1));
@@ -237,17 +330,26 @@ export class HlsRuns {
     return out;
   }
 
-  /** Stops every run (shutdown). */
+  /** Stops every run (shutdown) and gives their claims back. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     const runs: Promise<void>[] = [];
     for (const p of this.deps.presentations.all()) {
+      if (p.claiming !== null) runs.push(p.claiming);
       if (p.job !== null && !p.job.ended) {
         p.job.abort.abort(new Error('shutdown'));
         runs.push(p.job.finished);
       }
     }
     await Promise.all(runs);
+    // A run being claimed while we stopped: started after the abort above.
+    for (const p of this.deps.presentations.all()) {
+      if (p.job !== null && !p.job.ended) {
+        p.job.abort.abort(new Error('shutdown'));
+        await p.job.finished;
+      }
+    }
+    await this.deps.ownership.settled();
   }
 }

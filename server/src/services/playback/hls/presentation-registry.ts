@@ -12,7 +12,6 @@ import { sourceKeyOf } from '../artifact-index.ts';
 import type { ArtifactService } from '../artifact.service.ts';
 import type { PlaybackEditionPresenter } from '../edition-presenter.ts';
 import { hlsKey, type Presentation } from './presentation.ts';
-import type { HlsSegmentStore } from './segment-store.ts';
 
 /** Where the keyframes of a file's video come from (its container's index, kept with the analysis). */
 export interface KeyframeSource {
@@ -25,7 +24,8 @@ export interface PresentationRegistryDeps {
   editions: Pick<PlaybackEditionPresenter, 'capabilitiesOf' | 'encoders'>;
   paths: Pick<MediaPathService, 'resolveInsideRoot'>;
   keyframes: KeyframeSource;
-  segments: HlsSegmentStore;
+  /** Reads what the cluster announced of a new presentation (`hls_segments`: never a folder listing). */
+  announced: (p: Presentation) => Promise<void>;
   /** A file's subtitle tracks (`burn_subtitle` must name one that can be burned in). */
   tracks?: (fileId: number) => Promise<SubtitleTrack[]>;
   now: () => number;
@@ -33,7 +33,7 @@ export interface PresentationRegistryDeps {
 
 /**
  * The HLS presentations of this process: which presentation a (file, device, burn-in) plays, made
- * once (planning, keyframes, what is on disk) and shared by every player of the same content —
+ * once (planning, keyframes, what is announced) and shared by every player of the same content —
  * a copy of a film elsewhere (same fingerprint) included.
  */
 export class PresentationRegistry {
@@ -85,7 +85,7 @@ export class PresentationRegistry {
     // film, one of them unseen by the slot count.
     let creating = this.creating.get(fileKey);
     if (creating === undefined) {
-      creating = this.create(fileId, fileKey, file, profile, decision, caps).finally(() =>
+      creating = this.create(fileId, fileKey, file, profile, decision, caps, forPrewarm, burn).finally(() =>
         this.creating.delete(fileKey),
       );
       this.creating.set(fileKey, creating);
@@ -100,6 +100,8 @@ export class PresentationRegistry {
     profile: DeviceProfile,
     decision: PlaybackDecision,
     caps: Capabilities,
+    forPrewarm: boolean,
+    burn: number | undefined,
   ): Promise<Presentation> {
     const duration = caps.duration_seconds ?? 0;
     if (!this.deps.ffmpegAvailable) {
@@ -150,15 +152,18 @@ export class PresentationRegistry {
         frameRate: caps.video?.frame_rate ?? null,
       }),
       renditions,
-      stored: new Map(renditions.map((r) => [r, new Set<number>()])),
-      inits: new Set(),
+      identity: { key, fileId, device: profile.id, burn: burn ?? null, forPrewarm },
+      stored: new Map(renditions.map((r) => [r, new Map<number, string>()])),
+      inits: new Map(),
+      claim: null,
+      claiming: null,
       job: null,
       lastRequest: this.deps.now(),
       waiting: 0,
       leases: 0,
       listeners: new Set(),
     };
-    await this.deps.segments.load(p);
+    await this.deps.announced(p);
     this.byKey.set(key, p);
     this.byFile.set(fileKey, key);
     return p;

@@ -3,6 +3,7 @@ import type { StoredFile } from '../../../adapters/data-store.ts';
 import type { HlsPlan } from '../../../domain/hls/hls-plan.ts';
 import type { HlsSegment } from '../../../domain/hls/segment-plan.ts';
 import type { Capabilities } from '../../../domain/media/capabilities.ts';
+import type { HlsRunIdentity } from '../../../repositories/hls-run.repository.ts';
 import type { ConversionSlot } from '../conversion-slots.ts';
 
 /** One ffmpeg run of a presentation, from segment `start` on. */
@@ -16,6 +17,10 @@ export interface Run {
   error: string | null;
   /** Kept running to the end whoever watches (prewarm). */
   pinned: boolean;
+  /** The claim's epoch it runs under: its file names carry it, its announcements are fenced by it. */
+  epoch: number;
+  /** Its claim was taken over (this node was presumed dead): it stops and gives nothing back. */
+  claimLost: boolean;
   /** Requests waiting for a segment this run will make: while any waits, nobody restarts it. */
   waiters: number;
   speed: number | null;
@@ -46,10 +51,22 @@ export interface Presentation {
   /** Where its playlists' timeline starts (film seconds): `playlistTimelineStart`. */
   timelineStart: number;
   renditions: string[];
-  /** Per rendition: the segments on disk. */
-  stored: Map<string, Set<number>>;
-  /** Renditions whose init section is on disk. */
-  inits: Set<string>;
+  /** What its row in `hls_runs` is made from (docs/cluster.md "HLS across nodes"). */
+  identity: HlsRunIdentity;
+  /**
+   * Per rendition: the announced segments (index → file name in the rendition's folder), as this
+   * node last read or made them (`hls_segments` is the truth, never a folder listing).
+   */
+  stored: Map<string, Map<number, string>>;
+  /** Per rendition whose init section is announced: its file name. */
+  inits: Map<string, string>;
+  /**
+   * This node's claim on the presentation's run (its epoch fences every write; `handledSeq`: the
+   * last seek of another node this owner has acted on); null while another node or none converts it.
+   */
+  claim: { epoch: number; handledSeq: number } | null;
+  /** A claim (and the run after it) being made by this node: others wait for it. */
+  claiming: Promise<void> | null;
   job: Run | null;
   lastRequest: number;
   /** Requests waiting for a segment or init right now: a run they wait for is not idle. */
@@ -81,10 +98,13 @@ export function inUse(p: Presentation): boolean {
 
 /** The first segment some rendition lacks (0 when none is missing). */
 export function firstMissing(p: Presentation): number {
-  for (let i = 0; i < p.segments.length; i++) {
-    if (p.renditions.some((r) => p.stored.get(r)?.has(i) !== true)) return i;
-  }
+  for (let i = 0; i < p.segments.length; i++) if (!hasEvery(p, i)) return i;
   return 0;
+}
+
+/** Whether every rendition of segment `index` is announced. */
+export function hasEvery(p: Presentation, index: number): boolean {
+  return p.renditions.every((r) => p.stored.get(r)?.has(index) === true);
 }
 
 /** Wakes whoever waits for a change of the presentation (a segment stored, a run ended). */

@@ -1,69 +1,101 @@
 import type { DataStore } from '../../../adapters/data-store.ts';
 import { renderMediaPlaylist } from '../../../domain/hls/playlists.ts';
 import { AppError } from '../../../errors.ts';
+import { INIT_INDEX } from '../../../domain/hls/run-ownership.ts';
 import type { HlsFile, Presentation } from './presentation.ts';
 
 /** The part of DataStore the segments use (its `segments` area, one folder per presentation). */
 export type SegmentArea = Pick<
   DataStore,
-  'list' | 'listFolders' | 'writeAtomic' | 'stat' | 'resolve' | 'removeFolder' | 'measure'
+  'listFolders' | 'writeAtomic' | 'stat' | 'resolve' | 'removeFolder' | 'measure' | 'remove'
 >;
 
 const INIT = 'init.mp4';
+/**
+ * A just-announced file another node wrote may not be visible here yet (NFS shows renames late):
+ * looked for this many times, this far apart, before the request gets 503 + Retry-After.
+ */
+const VISIBLE_TRIES = 5;
+const VISIBLE_RETRY_MS = 100;
+
+/** Where a run hands a finished file for its announcement (fenced); false: the claim was lost. */
+export type Announce = (fileName: string, index: number, bytes: number) => Promise<boolean>;
 
 /**
- * The segments of HLS presentations on disk: `segments/<presentation>/<rendition>/<n>.m4s` and
- * `init.mp4`, each written whole (atomically), and what each presentation knows is there.
+ * The segments of HLS presentations on disk: `segments/<presentation>/<rendition>/<n>.<epoch>.m4s`
+ * and `init.<epoch>.mp4`, each written whole (atomically) under a name carrying the epoch of the
+ * claim that made it (a run presumed dead never overwrites its successor's files), then announced in
+ * `hls_segments`; what is served is what was announced.
  */
 export class HlsSegmentStore {
   constructor(private readonly store: SegmentArea) {}
 
-  /** What an earlier play (or a previous server) left on disk is reused. */
-  async load(p: Presentation): Promise<void> {
-    for (const r of p.renditions) {
-      for (const name of await this.store.list('segments', `${p.key}/${r}`)) {
-        if (name === INIT) p.inits.add(r);
-        const match = /^(\d+)\.m4s$/.exec(name);
-        if (match !== null) p.stored.get(r)?.add(Number(match[1]));
-      }
-    }
-  }
-
-  /** Stores one finished segment (`<n>.m4s`) or init section, unless it is there already. */
-  async put(p: Presentation, rendition: string, name: string, bytes: Buffer): Promise<void> {
+  /**
+   * Stores one finished segment (`<n>.m4s`) or init section (`init.mp4`) of a run, unless it is
+   * announced already, and announces it.
+   * @returns false when the announcement was refused (the claim was lost: the file is removed)
+   */
+  async put(
+    p: Presentation,
+    epoch: number,
+    rendition: string,
+    name: string,
+    bytes: Buffer,
+    announce: Announce,
+  ): Promise<boolean> {
     const isInit = name === INIT;
-    const index = isInit ? -1 : Number(name.slice(0, -'.m4s'.length));
+    const index = isInit ? INIT_INDEX : Number(name.slice(0, -'.m4s'.length));
     const already = isInit ? p.inits.has(rendition) : p.stored.get(rendition)?.has(index) === true;
-    if (already) return;
-    await this.store.writeAtomic('segments', `${p.key}/${rendition}/${name}`, bytes);
-    if (isInit) p.inits.add(rendition);
-    else p.stored.get(rendition)?.add(index);
+    if (already) return true;
+    const fileName = isInit ? `init.${epoch}.mp4` : `${index}.${epoch}.m4s`;
+    const path = `${p.key}/${rendition}/${fileName}`;
+    await this.store.writeAtomic('segments', path, bytes);
+    if (!(await announce(fileName, index, bytes.length))) {
+      await this.store.remove('segments', path).catch(() => undefined);
+      return false;
+    }
+    if (isInit) p.inits.set(rendition, fileName);
+    else p.stored.get(rendition)?.set(index, fileName);
+    return true;
   }
 
-  /** A stored segment or init section with its ETag; 503 when the cache removed it meanwhile. */
-  async file(p: Presentation, rendition: string, name: string): Promise<HlsFile> {
-    const file = await this.store.stat('segments', `${p.key}/${rendition}/${name}`);
-    if (file === null) {
-      // Evicted between the check and the read: forget it, the next request makes it again.
-      if (name === INIT) p.inits.delete(rendition);
-      else p.stored.get(rendition)?.delete(Number(name.slice(0, -'.m4s'.length)));
-      throw new AppError('artifact_building', {
-        status: 503,
-        message: 'That segment was just removed from the cache; it is being made again.',
-        hint: 'Retry shortly.',
-        headers: { 'retry-after': '1' },
-      });
+  /**
+   * An announced segment (`index`) or init section (`'init'`) with its ETag; 503 + Retry-After when
+   * its file is not there (the cache removed it, or another node's file is not visible here yet).
+   */
+  async file(p: Presentation, rendition: string, which: number | 'init'): Promise<HlsFile> {
+    const fileName = which === 'init' ? p.inits.get(rendition) : p.stored.get(rendition)?.get(which);
+    for (let attempt = 1; fileName !== undefined; attempt++) {
+      const file = await this.store.stat('segments', `${p.key}/${rendition}/${fileName}`);
+      if (file !== null) return { file, etag: `"${p.key}-${rendition}-${fileName}-${file.sizeBytes}"` };
+      if (attempt >= VISIBLE_TRIES) break;
+      await new Promise((resolve) => setTimeout(resolve, VISIBLE_RETRY_MS));
     }
-    return { file, etag: `"${p.key}-${rendition}-${name}-${file.sizeBytes}"` };
+    // Gone: forget it here (a node that reads the announcements again learns whether it still is).
+    if (which === 'init') p.inits.delete(rendition);
+    else p.stored.get(rendition)?.delete(which);
+    throw new AppError('artifact_building', {
+      status: 503,
+      message: 'That segment is not on disk here (just removed from the cache, or not visible yet).',
+      hint: 'Retry shortly.',
+      headers: { 'retry-after': '1' },
+    });
   }
 
   /** A media playlist beside the segments (relative URIs), for ffmpeg to remux them: its absolute path. */
   async writeLocalPlaylist(p: Presentation, rendition: string): Promise<string> {
     const name = `${p.key}/${rendition}/local.m3u8`;
+    const stored = p.stored.get(rendition);
+    const init = p.inits.get(rendition);
+    if (init === undefined) throw new Error(`the init section of ${rendition} is not announced`);
     const text = renderMediaPlaylist({
       segments: p.segments,
-      initUri: INIT,
-      segmentUri: (index) => `${index}.m4s`,
+      initUri: init,
+      segmentUri: (index) => {
+        const fileName = stored?.get(index);
+        if (fileName === undefined) throw new Error(`segment ${index} of ${rendition} is not announced`);
+        return fileName;
+      },
     });
     await this.store.writeAtomic('segments', name, Buffer.from(text));
     return this.store.resolve('segments', name);
@@ -83,7 +115,7 @@ export class HlsSegmentStore {
   async remove(key: string, p: Presentation | undefined): Promise<void> {
     await this.store.removeFolder('segments', key);
     if (p !== undefined) {
-      for (const set of p.stored.values()) set.clear();
+      for (const map of p.stored.values()) map.clear();
       p.inits.clear();
     }
   }

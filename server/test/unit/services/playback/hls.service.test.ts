@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { DataStore } from '../../../../src/adapters/data-store.ts';
 import type { FfmpegRunOptions } from '../../../../src/adapters/ffmpeg.ts';
 import { AppError } from '../../../../src/errors.ts';
+import { HlsRunRepository } from '../../../../src/repositories/hls-run.repository.ts';
 import { ReadyArtifactIndex } from '../../../../src/services/playback/artifact-index.ts';
 import { ArtifactService } from '../../../../src/services/playback/artifact.service.ts';
 import { ConversionSlots } from '../../../../src/services/playback/conversion-slots.ts';
@@ -19,6 +20,7 @@ import {
   InMemoryJobs,
   InMemoryMediaFiles,
 } from '../../../fakes/playback-repositories.ts';
+import { openTestDatabase } from '../../../helpers/test-database.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { audio, file, video } from '../../playback/fixtures.ts';
 
@@ -50,18 +52,26 @@ function idleFfmpeg() {
 
 /**
  * Lets requests that are past their presentation's set-up (each test makes it first, awaited) reach
- * their decision: a few promise hops and no I/O but the segment folder's listing.
+ * their decision (a few reads of the run row); where the test can see the state it waits for, it
+ * waits for that instead (`hls.waiting()`, the slot queue).
  */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
-describe('HlsService with in-memory repositories: runs, slots, restarts', () => {
+describe('HlsService with in-memory repositories (and the run rows in a real database): runs, slots, restarts', () => {
   let dir: string;
+  const databases: { close(): Promise<void> }[] = [];
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-unit-'));
   });
+  after(async () => {
+    for (const db of databases) await db.close();
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  function build(maxConversions = 1, trickplay?: HlsDeps['trickplay'], log?: HlsDeps['log']) {
+  /** One node alone on its own database (what SQLite is), as the job runner would name it. */
+  async function build(maxConversions = 1, trickplay?: HlsDeps['trickplay'], log?: HlsDeps['log']) {
+    const database = await openTestDatabase();
+    databases.push(database);
     const store = new DataStore(mkdtempSync(join(dir, 'data-')));
     const clock = { now: () => new Date() };
     const files = new InMemoryMediaFiles();
@@ -109,6 +119,12 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
       keyframes: { keyframesOf: async () => assert.fail('encoded video needs no keyframe index') },
       store,
       slots,
+      cluster: {
+        repo: new HlsRunRepository(database.db),
+        node: () => ({ id: 'unit-node', role: 'all', host: 'unit-host' }),
+        peers: () => [],
+        pidAlive: () => true,
+      },
       cache,
       threads: 1,
       idleMs: 60_000,
@@ -149,7 +165,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
       bifBytes: 50_000,
       madeAt: '2026-11-26T08:00:00.000Z',
     };
-    const ready = build(1, { made: async () => made });
+    const ready = await build(1, { made: async () => made });
     const text = await ready.hls.masterPlaylist(1, 'web', 'device=web&token=t');
     // 18,000 bytes × 8 / 18 thumbnails / 10 s = 800 b/s.
     assert.match(
@@ -158,7 +174,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
     );
     await ready.hls.close();
     const warnings: unknown[] = [];
-    const broken = build(
+    const broken = await build(
       1,
       { made: () => Promise.reject(new Error('database is locked')) },
       { warn: (obj) => warnings.push(obj) },
@@ -171,7 +187,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a player that finds every slot held gets 503 conversions_busy with Retry-After', async () => {
-    const t = build(1);
+    const t = await build(1);
     const build1 = t.slots.takeNow(); // a progressive build holds the machine's only slot
     await assert.rejects(t.hls.segment(1, 'web', 'v', 0), (err: unknown) => {
       assert.ok(err instanceof AppError);
@@ -186,12 +202,18 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a segment the running run reaches soon is waited for: one run for two players', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'web', 'q');
     const first = t.pending(t.hls.segment(1, 'web', 'v', 0));
-    await settle();
+    await waitFor(
+      () => t.hls.waiting() === 1,
+      () => `the first player to wait (${String(first.error)})`,
+    );
     const second = t.pending(t.hls.segment(1, 'web', 'v', 1)); // 4 s further: within reach
-    await settle();
+    await waitFor(
+      () => t.hls.waiting() === 2,
+      () => `the second player to wait (${String(second.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 1, 'the second player joined the run');
     assert.equal(t.hls.running(), 1);
     assert.equal(first.done || second.done, false);
@@ -199,7 +221,7 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a seek far ahead restarts the run there on the same slot; an init asked meanwhile is no 503', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'web', 'q');
     // The player's init starts a run at the start (a request that waits without holding the run).
     const init = t.pending(t.hls.init(1, 'web', 'v'));
@@ -210,7 +232,11 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
     // A seek to 32 s: far beyond what the run reaches soon, and nobody waits for its segments.
     const seek = t.pending(t.hls.segment(1, 'web', 'v', 8));
     const audioInit = t.pending(t.hls.init(1, 'web', 'a0'));
-    await settle();
+    // The two inits and the seek wait (none refused).
+    await waitFor(
+      () => t.hls.waiting() === 3 || seek.done || audioInit.done || init.done,
+      () => `the three requests to wait (${String(seek.error)}, ${String(audioInit.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 2, 'restarted once');
     assert.equal(t.ffmpeg.runs[0]?.stopped, true, 'the old run was stopped');
     assert.equal(t.ffmpeg.runs[1]?.startSeconds, 32, 'the new run starts at the segment asked for');
@@ -224,12 +250,15 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
   });
 
   it('a prewarm waits for a slot instead of failing, and its run is not stopped for a player it will serve', async () => {
-    const t = build(1);
+    const t = await build(1);
     await t.hls.masterPlaylist(1, 'tv', 'q');
     const player = t.slots.takeNow();
     const controller = new AbortController();
     const prewarm = t.pending(t.hls.prepareAll(1, 'tv', controller.signal, () => undefined));
-    await settle();
+    await waitFor(
+      () => t.slots.queued === 1 || prewarm.done,
+      () => 'the prewarm to ask for a slot',
+    );
     assert.equal(t.slots.queued, 1, 'waiting its turn');
     assert.equal(t.ffmpeg.runs.length, 0);
     player.release();
@@ -239,7 +268,11 @@ describe('HlsService with in-memory repositories: runs, slots, restarts', () => 
     );
     // A player of the same presentation asks far ahead: the prewarm's run will make it, so it waits.
     const seek = t.pending(t.hls.segment(1, 'tv', 'v', 9));
-    await settle();
+    // The prewarm waits for its run's segments, the player for segment 9.
+    await waitFor(
+      () => t.hls.waiting() === 2 || seek.done,
+      () => `the player to wait (${String(seek.error)})`,
+    );
     assert.equal(t.ffmpeg.runs.length, 1, 'not restarted for the player');
     assert.equal(t.ffmpeg.runs[0]?.stopped, false);
     controller.abort(new Error('cancelled'));
