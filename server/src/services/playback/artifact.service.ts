@@ -198,6 +198,11 @@ export class ArtifactService {
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
+    // A finished file wins over its build's job row: the row turns ready only once the file is renamed
+    // into place (and a new build turns it back to 'building' first), while the job row says running
+    // until the build's clean-up ends — on another node, for as long as it takes that node to write.
+    // Served as growing meanwhile, the whole file would go out without ranges (players cannot seek).
+    if (row.status === 'ready' && (await this.present(row))) return { status: 'ready', artifact: row };
     if (row.job_id !== null && (await this.buildingNow(row.job_id))) {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
@@ -205,7 +210,6 @@ export class ArtifactService {
       return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
     }
     if (row.status === 'ready') {
-      if (await this.present(row)) return { status: 'ready', artifact: row };
       return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
     }
     if (row.status === 'cancelled') return { status: 'cancelled' };
