@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore } from '../../adapters/data-store.ts';
+import type { SubscribeState } from '../../domain/cluster/state-message.ts';
 import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
 import {
   buildArtifactArgs,
@@ -85,6 +86,8 @@ export interface ArtifactDeps {
   devices: Pick<DeviceProfileService, 'resolve'>;
   paths: Pick<MediaPathService, 'resolveInsideRoot'>;
   index: ReadyArtifactIndex;
+  /** The change feed's node-state messages: other nodes' builds and evictions. */
+  subscribeState?: SubscribeState;
   clock: Clock;
   /** Artifacts live in its `artifacts` area. */
   store: ArtifactArea;
@@ -102,6 +105,9 @@ export interface Needs {
   plan: PlaybackPlan | null;
 }
 
+/** How stale another node's build state may be when a following stream asks (its rows are read). */
+const REMOTE_BUILD_CHECK_MS = 250;
+
 /** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
 export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
   return createHash('sha256')
@@ -118,6 +124,8 @@ export class ArtifactService {
   private hls: HlsPrewarmPort | undefined;
   /** Artifacts just made, kept through the clean their build asked for. */
   private readonly justMade = new Set<string>();
+  /** Other nodes' builds as their rows last said (isBuilding). */
+  private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean }>();
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -141,9 +149,11 @@ export class ArtifactService {
    */
   async load(): Promise<void> {
     const repo = this.deps.records;
-    for (const row of await repo.readyByAge()) {
-      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
-    }
+    // The ready rows of every node, followed from now on (a build on another node lists ready here).
+    await this.deps.index.share({
+      ready: () => repo.readyByAge(),
+      ...(this.deps.subscribeState === undefined ? {} : { subscribe: this.deps.subscribeState }),
+    });
     await this.deps.store.ensure('artifacts');
     const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
     for (const name of await this.deps.store.list('artifacts')) {
@@ -188,14 +198,18 @@ export class ArtifactService {
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
-    if (row.job_id !== null && this.deps.jobs.isActive(row.job_id)) {
+    // A finished file wins over its build's job row: the row turns ready only once the file is renamed
+    // into place (and a new build turns it back to 'building' first), while the job row says running
+    // until the build's clean-up ends — on another node, for as long as it takes that node to write.
+    // Served as growing meanwhile, the whole file would go out without ranges (players cannot seek).
+    if (row.status === 'ready' && (await this.present(row))) return { status: 'ready', artifact: row };
+    if (row.job_id !== null && (await this.buildingNow(row.job_id))) {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
         job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
       return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
     }
     if (row.status === 'ready') {
-      if (await this.present(row)) return { status: 'ready', artifact: row };
       return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
     }
     if (row.status === 'cancelled') return { status: 'cancelled' };
@@ -254,8 +268,25 @@ export class ArtifactService {
     await this.deps.records.touch(key, isoNow(this.deps.clock));
   }
 
-  isBuilding(jobId: number): boolean {
-    return this.deps.jobs.isActive(jobId);
+  /** Whether the build job is queued or running, on this node or any other. */
+  async isBuilding(jobId: number): Promise<boolean> {
+    // This node's own build is known without a query (a following stream asks every 50 ms); another
+    // node's is read from its row, at most every REMOTE_BUILD_CHECK_MS per job.
+    if (this.deps.jobs.isActive(jobId)) return true;
+    const now = this.deps.clock.now().getTime();
+    const known = this.remoteBuilds.get(jobId);
+    if (known !== undefined && now - known.atMs < REMOTE_BUILD_CHECK_MS) return known.building;
+    const building = await this.buildingNow(jobId);
+    if (this.remoteBuilds.size >= 256) this.remoteBuilds.clear();
+    this.remoteBuilds.set(jobId, { atMs: now, building });
+    return building;
+  }
+
+  /** Whether the build job is queued or running now, here or on another node (its row). */
+  private async buildingNow(jobId: number): Promise<boolean> {
+    if (this.deps.jobs.isActive(jobId)) return true;
+    const job = await this.deps.jobs.get(jobId);
+    return job !== undefined && (job.status === 'queued' || job.status === 'running');
   }
 
   /** The 400 body for a file nothing can make playable on the device. */

@@ -168,7 +168,7 @@ export class StreamService {
     });
   }
 
-  isBuilding(jobId: number): boolean {
+  isBuilding(jobId: number): Promise<boolean> {
     return this.artifacts.isBuilding(jobId);
   }
 }
