@@ -114,7 +114,6 @@ export interface Services {
   nodes: NodeStatusService;
   roots: LibraryRootService;
   scans: ScanService;
-  /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
   /** The roots' watching, on one node at a time (docs/cluster.md "Shared node state"). */
   rootWatch: RootWatchLeader;
   /** Stops, plays and sign-in failures every node shares: started after the job runner. */
