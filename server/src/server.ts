@@ -111,6 +111,7 @@ export async function createServer(
     version: CONTRACT_VERSION,
   });
   await services.artifacts.load();
+  await services.nodeState.start();
   // Seek thumbnails no row names (a crash, files removed while stopped) go from the data dir, when no
   // other node (the server while the CLI runs, another node on a shared data dir) may be making one.
   if (await services.jobs.alone()) await services.trickplayJobs.sweep();
@@ -221,7 +222,7 @@ export async function createServer(
     },
     close() {
       closing ??= (async () => {
-        services.rootWatch.close();
+        await services.rootWatch.close();
         // Conversion runs stop first, so requests waiting for their segments end before the server does.
         await services.hls.close();
         await discovery?.close();
@@ -229,6 +230,7 @@ export async function createServer(
         await ssdp?.stop();
         await Promise.all([app.close(), jellyfinPort?.close()]);
         await services.jobs.close();
+        await services.nodeState.close();
         // Uses of sessions and keys are written after their requests answered: written before closing.
         await Promise.all([services.sessions.settle(), services.keys.settle()]);
         await database.close();

@@ -1,9 +1,12 @@
+import type { FailureWindow } from '../domain/people/failure-window.ts';
+
 /**
  * Counts failures per key in a fixed window, in memory (issue 22 §5: failed sign-ins and bearer
  * tokens). `@fastify/rate-limit` counts every request of a route by one key; this counts only
  * failures, by address and by account, and lets a caller ask before checking a credential. At most
  * `maxKeys` keys are kept (the oldest window goes first), so a flood of made-up names costs bounded
- * memory. One process: a restart forgets the counts, which only forgives an attacker a minute.
+ * memory. With several nodes this is each node's copy of the shared counts (`set` writes what the
+ * table or another node says: services/people/sign-in-guard.ts).
  */
 export interface AttemptWindow {
   count: number;
@@ -32,18 +35,38 @@ export class AttemptLimiter {
     return found;
   }
 
+  /** The live window of `key` as plain data (what the shared counts merge with). */
+  copyOf(key: string): FailureWindow | null {
+    const found = this.window(key);
+    return found === null ? null : { ...found, addresses: [...found.addresses] };
+  }
+
+  /** Makes `window` the count of `key` (the shared count, as the table or another node has it). */
+  set(key: string, window: FailureWindow): void {
+    this.windows.delete(key);
+    this.insert(key, {
+      count: window.count,
+      startedMs: window.startedMs,
+      addresses: new Set(window.addresses),
+    });
+  }
+
+  private insert(key: string, window: AttemptWindow): void {
+    this.windows.set(key, window);
+    while (this.windows.size > this.maxKeys) {
+      const oldest = this.windows.keys().next().value;
+      if (oldest === undefined) break;
+      this.windows.delete(oldest);
+    }
+  }
+
   /** Counts one failure of `key` (from `address`); returns the count in the window. */
   fail(key: string, address?: string): number {
     let current = this.window(key);
     if (current === null) {
       current = { count: 0, startedMs: this.nowMs(), addresses: new Set() };
       this.windows.delete(key);
-      this.windows.set(key, current);
-      while (this.windows.size > this.maxKeys) {
-        const oldest = this.windows.keys().next().value;
-        if (oldest === undefined) break;
-        this.windows.delete(oldest);
-      }
+      this.insert(key, current);
     }
     current.count++;
     if (address !== undefined && current.addresses.size < 1000) current.addresses.add(address);

@@ -1,4 +1,7 @@
+import type { StateMessage } from '../domain/cluster/state-message.ts';
 import type { ListingChange } from '../domain/library-listing/changes.ts';
+
+export type { StateMessage };
 
 /**
  * Where the writes to the database are seen, whichever process or node makes them: what each write
@@ -23,6 +26,12 @@ export interface ChangeFeed {
    * unsubscribe. A hint to look now, never the only way a job is found (runners also poll).
    */
   subscribeJobs(listener: () => void): () => void;
+  /**
+   * Calls `listener` with every node-state message (PostgreSQL: the NOTIFYs of migration 0016's
+   * triggers, this node's own writes included; SQLite: never — one node, whose services keep their
+   * copies as they write); returns the unsubscribe.
+   */
+  subscribeState(listener: (message: StateMessage) => void): () => void;
   /**
    * Calls `listener` with a presentation key when any node announced one of its HLS segments, asked
    * for a seek or a run, or claimed or gave back its run (PostgreSQL: the hls triggers' NOTIFY of

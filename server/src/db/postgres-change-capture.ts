@@ -12,6 +12,9 @@ export const JOBS_CHANNEL = 'reelshelf_jobs';
 /** NOTIFY channel of HLS announcements, seeks, claims (the triggers of migration 0011; payload: the presentation key). */
 export { HLS_CHANNEL } from './migrations/0011-hls-runs.ts';
 
+/** NOTIFY channel of the node state of migration 0016: `<topic> <json of the row>` (StateMessage). */
+export const STATE_CHANNEL = 'reelshelf_state';
+
 /** Below PostgreSQL's 8000-byte payload limit; a longer change is announced as "everything". */
 const MAX_PAYLOAD = 7900;
 

@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ListingChange } from '../domain/library-listing/changes.ts';
-import type { ChangeFeed } from './change-feed.ts';
-import { HLS_CHANNEL, JOBS_CHANNEL, LISTING_CHANNEL, PEOPLE_CHANNEL } from './postgres-change-capture.ts';
+import type { ChangeFeed, StateMessage } from './change-feed.ts';
+import {
+  HLS_CHANNEL,
+  JOBS_CHANNEL,
+  LISTING_CHANNEL,
+  PEOPLE_CHANNEL,
+  STATE_CHANNEL,
+} from './postgres-change-capture.ts';
 
 /** How long a barrier may take before the feed counts its connection as lost. */
 const BARRIER_TIMEOUT_MS = 5_000;
@@ -36,6 +42,20 @@ export function parseListingPayload(payload: string | undefined): ListingChange 
   }
 }
 
+/** Parses a node-state payload (`<topic> <json>`); null when it is not one (ignored). */
+export function parseStatePayload(payload: string | undefined): StateMessage | null {
+  const text = payload ?? '';
+  const space = text.indexOf(' ');
+  if (space <= 0) return null;
+  try {
+    const data = JSON.parse(text.slice(space + 1)) as unknown;
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+    return { topic: text.slice(0, space), data: data as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The change feed on PostgreSQL: one dedicated connection per process LISTENs to the channels the
  * triggers NOTIFY (a pooled connection cannot: it is handed to other queries). PostgreSQL delivers
@@ -49,6 +69,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   private readonly listingListeners: ((change: ListingChange) => void)[] = [];
   private readonly peopleListeners: (() => void)[] = [];
   private readonly jobsListeners: (() => void)[] = [];
+  private readonly stateListeners: ((message: StateMessage) => void)[] = [];
   private readonly hlsListeners: ((key: string) => void)[] = [];
   private readonly barrierChannel = `reelshelf_barrier_${randomBytes(6).toString('hex')}`;
   private client: pg.Client | null = null;
@@ -84,6 +105,14 @@ export class PostgresChangeFeed implements ChangeFeed {
     return () => {
       const at = this.jobsListeners.indexOf(listener);
       if (at >= 0) this.jobsListeners.splice(at, 1);
+    };
+  }
+
+  subscribeState(listener: (message: StateMessage) => void): () => void {
+    this.stateListeners.push(listener);
+    return () => {
+      const at = this.stateListeners.indexOf(listener);
+      if (at >= 0) this.stateListeners.splice(at, 1);
     };
   }
 
@@ -126,7 +155,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     await client.connect();
     try {
       await client.query(
-        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${HLS_CHANNEL}; LISTEN ${this.barrierChannel}`,
+        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${HLS_CHANNEL}; LISTEN ${STATE_CHANNEL}; LISTEN ${this.barrierChannel}`,
       );
     } catch (error) {
       await client.end().catch(() => {});
@@ -152,6 +181,11 @@ export class PostgresChangeFeed implements ChangeFeed {
     }
     if (message.channel === JOBS_CHANNEL) {
       for (const listener of this.jobsListeners) listener();
+      return;
+    }
+    if (message.channel === STATE_CHANNEL) {
+      const state = parseStatePayload(message.payload);
+      if (state !== null) for (const listener of this.stateListeners) listener(state);
       return;
     }
     if (message.channel === PEOPLE_CHANNEL) {
@@ -201,6 +235,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     for (const listener of this.listingListeners) listener({ all: true });
     for (const listener of this.peopleListeners) listener();
     for (const listener of this.jobsListeners) listener();
+    for (const listener of this.stateListeners) listener({ topic: '*' });
     // '' is every presentation.
     for (const listener of this.hlsListeners) listener('');
   }

@@ -234,6 +234,40 @@ export interface ServerSecretsTable {
   created_at: string;
 }
 
+/** An admin's stop of a play (migration 0016): tokens of the key expiring at or before `until_s` are refused. */
+export interface PlaybackStopsTable {
+  stop_key: string;
+  until_s: number;
+}
+
+/** A play a node streams now (migration 0016), refreshed by that node. */
+export interface ActivePlaysTable {
+  id: Id;
+  play_key: string;
+  node_id: string;
+  user_id: number;
+  media_file_id: number;
+  view_json: string;
+  last_seen_ms: number;
+  stop_requested: ColumnType<number, number | undefined, number>;
+}
+
+/** Failed sign-ins of an address or an account in their window (migration 0016). */
+export interface AuthFailuresTable {
+  key: string;
+  window_start_ms: number;
+  count: number;
+  addresses_json: string;
+  last_address: string | null;
+}
+
+/** A named lease one node holds at a time (migration 0016). */
+export interface NodeLeasesTable {
+  name: string;
+  node_id: string;
+  until_ms: number;
+}
+
 export interface ProviderCacheTable {
   provider: string;
   cache_key: string;
@@ -475,6 +509,10 @@ export interface Database {
   hls_segments: HlsSegmentsTable;
   settings: SettingsTable;
   server_secrets: ServerSecretsTable;
+  playback_stops: PlaybackStopsTable;
+  active_plays: ActivePlaysTable;
+  auth_failures: AuthFailuresTable;
+  node_leases: NodeLeasesTable;
   provider_cache: ProviderCacheTable;
   artifacts: ArtifactsTable;
   keyframe_indexes: KeyframeIndexesTable;

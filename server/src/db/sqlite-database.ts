@@ -55,6 +55,8 @@ export async function openSqliteDatabase(databaseUrl: string): Promise<OpenedDat
     subscribePeople: (listener) => peopleWrites.subscribe(listener),
     // One process: its runner wakes itself; another process's jobs (the CLI) are found by polling.
     subscribeJobs: () => () => undefined,
+    // One node: the services keep their copies of shared state as they write it.
+    subscribeState: () => () => undefined,
     // One node: its HLS runs and waiting requests meet in memory.
     subscribeHls: () => () => undefined,
     externalVersion: () => listingWrites.externalVersion(),

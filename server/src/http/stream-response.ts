@@ -212,7 +212,7 @@ export const INDETERMINATE_LAST_POS = Number.MAX_SAFE_INTEGER;
 async function* follow(
   target: GrowingTarget,
   start: number,
-  isBuilding: () => boolean,
+  isBuilding: () => Promise<boolean>,
 ): AsyncGenerator<Buffer> {
   // The part file is renamed to its final name when the build ends: the same inode, the same bytes.
   const handle = await target.file.open();
@@ -226,7 +226,7 @@ async function* follow(
         yield Buffer.from(buffer.subarray(0, bytesRead));
         continue;
       }
-      if (isBuilding()) {
+      if (await isBuilding()) {
         await sleep(POLL_MS);
         continue;
       }
@@ -264,7 +264,7 @@ export async function sendGrowing(
   request: FastifyRequest,
   reply: FastifyReply,
   target: GrowingTarget,
-  isBuilding: () => boolean,
+  isBuilding: () => Promise<boolean>,
   whenDone: () => Promise<FileTarget | null>,
 ): Promise<FastifyReply> {
   const head = request.method === 'HEAD';
@@ -305,13 +305,13 @@ export async function sendGrowing(
 async function waitForBytes(
   file: GrowingFile,
   bytes: number,
-  isBuilding: () => boolean,
+  isBuilding: () => Promise<boolean>,
 ): Promise<number | null> {
   const deadline = Date.now() + GROWING_WAIT_MS;
   for (;;) {
     const size = await file.size();
     if (size !== null && size >= bytes) return size;
-    if (!isBuilding() || Date.now() > deadline) return size;
+    if (!(await isBuilding()) || Date.now() > deadline) return size;
     await sleep(POLL_MS);
   }
 }

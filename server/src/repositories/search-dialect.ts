@@ -1,4 +1,4 @@
-import { type AliasedRawBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type AliasedRawBuilder, type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { ftsMatchExpression, tsQueryExpression } from '../domain/search-query.ts';
 
@@ -26,6 +26,12 @@ export interface SearchDialect {
    * when the rank is not read (counts, other orders): it is then 0, and not computed.
    */
   hits(words: readonly string[], ranked: boolean): AliasedRawBuilder<SearchHit, 'hit'>;
+  /**
+   * PostgreSQL: the ranked hits as a parenthesised query (for a CTE), so that a page of the best
+   * matches joins only the rows that can be on it (MovieRepository's rankedPage); null on SQLite,
+   * whose join costs no more than the ranking.
+   */
+  rankedHits(words: readonly string[]): RawBuilder<SearchHit> | null;
 }
 
 /**
@@ -46,6 +52,9 @@ export const sqliteSearch: SearchDialect = {
     const rank = ranked ? sql`bm25(movie_search, 50.0, 40.0, 1.0, 5.0)` : sql`0.0`;
     return sql<SearchHit>`(SELECT rowid AS id, ${rank} AS rank
       FROM movie_search WHERE movie_search MATCH ${ftsMatchExpression(words)})`.as('hit');
+  },
+  rankedHits() {
+    return null;
   },
 };
 
@@ -123,6 +132,9 @@ export const postgresSearch: SearchDialect = {
     if (ranked) return POSTGRES_BM25(words).as('hit');
     return sql<SearchHit>`(SELECT movie_id AS id, 0.0::float8 AS rank FROM movie_search
       WHERE document @@ to_tsquery('reelshelf_search', ${tsQueryExpression(words)}))`.as('hit');
+  },
+  rankedHits(words) {
+    return POSTGRES_BM25(words);
   },
 };
 

@@ -7,7 +7,6 @@ import { FileSystemAdapter } from '../adapters/file-system.ts';
 import { ImageDownloader } from '../adapters/image-downloader.ts';
 import { walkDirectory } from '../adapters/directory-walker.ts';
 import { fileFingerprint } from '../adapters/fingerprint.ts';
-import { folderIdentity, watchFolderTree } from '../adapters/folder-watcher.ts';
 import type { MediaToolsInfo } from '../adapters/media-tools.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
@@ -54,7 +53,9 @@ import { MediaPathService } from './library/media-path.service.ts';
 import { MovieService } from './library/movie.service.ts';
 import { PlaybackTokenService } from './playback/playback-token.service.ts';
 import { PlaybackService } from './playback/playback.service.ts';
-import { RootWatchService, WatchedLibraryRoots } from './scan/root-watch.service.ts';
+import { WatchedLibraryRoots } from './scan/root-watch.service.ts';
+import type { RootWatchLeader } from './scan/root-watch-leader.ts';
+import { buildNodeState, buildRootWatch, type NodeState, sharedPlays } from '../wiring/node-state.ts';
 import { type ScanDeps, ScanService } from './scan/scan.service.ts';
 import { StreamService } from './playback/stream.service.ts';
 import { NowPlayingService } from './playback/now-playing.service.ts';
@@ -113,8 +114,10 @@ export interface Services {
   nodes: NodeStatusService;
   roots: LibraryRootService;
   scans: ScanService;
-  /** Watches the roots and rescans them periodically (started by the server's listen, stopped by its close). */
-  rootWatch: RootWatchService;
+  /** The roots' watching, on one node at a time (docs/cluster.md "Shared node state"). */
+  rootWatch: RootWatchLeader;
+  /** Stops, plays and sign-in failures every node shares: started after the job runner. */
+  nodeState: NodeState;
   watch: WatchStateService;
   /** Bearer credentials (the admin token, keys) → the person behind them. */
   authentication: AuthenticationService;
@@ -281,14 +284,10 @@ export function buildServices(deps: ServiceDeps): Services {
     afterStagingWrite: deps.afterStagingWrite,
     afterScan: () => trickplay.jobs.afterScan(),
   });
-  const rootWatch = new RootWatchService({
+  const rootWatch = buildRootWatch(deps, jobs, {
     roots: { list: (): Promise<LibraryRootView[]> => roots.list() },
     scans,
-    jobs,
     fs,
-    folders: { identity: folderIdentity, watch: watchFolderTree },
-    watch: deps.config.watch,
-    rescanIntervalMs: deps.config.rescanIntervalMs,
     ...deps.watchTimings,
   });
   const roots = new WatchedLibraryRoots(
@@ -300,7 +299,8 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   const movieReads = new MovieRepository(deps.db);
   const movieWrites = kyselyUnitOfWork(deps.db, (trx) => new MovieRepository(trx));
-  const movies = new MovieService(movieReads, movieWrites, deps.clock, deps.config.certificationCountry);
+  const country = deps.config.certificationCountry;
+  const movies = new MovieService(movieReads, movieWrites, deps.clock, country, generation);
   const barcodes = new BarcodeService(
     movieReads,
     movieWrites,
@@ -335,6 +335,7 @@ export function buildServices(deps: ServiceDeps): Services {
     devices,
     paths,
     index: readyArtifacts,
+    ...(fileWrites === undefined ? {} : { subscribeState: (l) => fileWrites.subscribeState(l) }),
     clock: deps.clock,
     store,
     slots,
@@ -382,7 +383,7 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // People: their keys, sessions and sign-ins (guarded per address and account).
   const users = new UserRepository(deps.db);
-  const { keys, sessions, authentication, people } = buildPeople({
+  const { keys, sessions, authentication, people, guard } = buildPeople({
     users,
     keys: new ApiKeyRepository(deps.db),
     sessions: new SessionRepository(deps.db),
@@ -417,6 +418,7 @@ export function buildServices(deps: ServiceDeps): Services {
     tokens,
     listing: generation,
     clock: deps.clock,
+    shared: sharedPlays(deps.db, jobs, fileWrites),
   });
   // A saved position moves the person's play (history, now playing) on.
   const watch = new WatchStateService(mediaFiles, new WatchStateRepository(deps.db), deps.clock, plays);
@@ -485,6 +487,7 @@ export function buildServices(deps: ServiceDeps): Services {
     roots,
     scans,
     rootWatch,
+    nodeState: buildNodeState(deps, { feed: fileWrites, tokens, guard, listing: generation, plays }),
     watch,
     authentication,
     users: people,

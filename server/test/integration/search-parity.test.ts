@@ -396,6 +396,42 @@ describe('search parity: SQLite FTS5 and PostgreSQL tsvector answer alike', () =
     }
   });
 
+  it('the same pages on both, page by page, also where equal ranks straddle a page boundary', async () => {
+    // Films whose rows rank alike for "twin" (the same words, lengths and columns), so that ties of
+    // rank are decided by sort title and id on every page, whatever its size.
+    for (const engine of [sqlite, postgres]) {
+      for (const title of ['Twin B', 'Twin A', 'Twin C', 'Twin A', 'Twin D', 'Twin Twin', 'Twin E']) {
+        engine.titles.set(await addFilm(engine.database.db, { title, cast: ['Tess Twin'] }), title);
+      }
+    }
+    for (const q of ['twin', 'jo', 'star', 'mar']) {
+      const whole = await answer(sqlite, q);
+      assert.deepEqual(await answer(postgres, q), whole, q);
+      for (const size of [1, 2, 3, 7]) {
+        const pages: (string | undefined)[] = [];
+        for (let offset = 0; offset < (whole?.length ?? 0) + size; offset += size) {
+          const [onSqlite, onPostgres] = await Promise.all(
+            [sqlite, postgres].map(async (engine) => {
+              const found = await engine.movies.list(q, size, offset, null);
+              return { total: found.total, titles: found.items.map((m) => engine.titles.get(m.id)) };
+            }),
+          );
+          assert.deepEqual(onPostgres, onSqlite, `${q}: ${size} from ${offset}`);
+          assert.equal(onSqlite?.total, whole?.length, `${q}: total`);
+          pages.push(...(onSqlite?.titles ?? []));
+          if (offset >= (whole?.length ?? 0)) continue; // past the end, the page is the last one
+          const page = await postgres.movies.searchPage(q, {}, size, offset / size + 1);
+          assert.deepEqual(
+            page?.ids.map((id) => postgres.titles.get(id)),
+            onPostgres?.titles,
+            `${q}: the /library page's ${size} from ${offset}`,
+          );
+        }
+        assert.deepEqual(pages, whole, `${q}: pages of ${size} make the whole`);
+      }
+    }
+  });
+
   it('known difference: PostgreSQL also folds letters FTS5 keeps (ø, ß, æ, ł, Greek and Cyrillic accents)', async () => {
     for (const engine of [sqlite, postgres]) {
       for (const [title] of FOLDED_ONLY_ON_POSTGRES) {

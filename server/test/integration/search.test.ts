@@ -323,6 +323,66 @@ describe('search over HTTP', () => {
     },
   );
 
+  it(
+    'builds the index rows of a transaction when it commits, once, so no search has marks to apply',
+    { skip: testEngine !== 'postgres' && 'PostgreSQL only (SQLite: the first search rebuilds)' },
+    async () => {
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      const count = async (query: string, params: unknown[] = []) =>
+        (await other.query<{ n: number }>(query, params)).rows[0]?.n;
+      const pending = () => count('SELECT count(*)::int AS n FROM movie_search_pending');
+      const found = (word: string) =>
+        count(
+          "SELECT count(*)::int AS n FROM movie_search WHERE document @@ to_tsquery('reelshelf_search', $1)",
+          [`${word}:*`],
+        );
+      try {
+        // A movie, two people and their credits in one transaction, in several statements.
+        await other.query('BEGIN');
+        const { rows } = await other.query<{ id: number }>(
+          "INSERT INTO movies (title, sort_title, normalized_title, created_at, updated_at) VALUES ('Okapi Nights', 'okapi nights', 'okapi nights', 'x', 'x') RETURNING id",
+        );
+        const movie = rows[0]?.id;
+        const people = await other.query<{ id: number }>(
+          "INSERT INTO persons (name) VALUES ('Otto Okapi-Smith'), ('Olga Ocelot') RETURNING id",
+        );
+        const [cast, director] = people.rows.map((r) => r.id);
+        await other.query(
+          "INSERT INTO person_movie (person_id, movie_id, role, sort_order) VALUES ($1, $2, 'cast', 0)",
+          [cast, movie],
+        );
+        await other.query(
+          "INSERT INTO person_movie (person_id, movie_id, role, job, sort_order) VALUES ($1, $2, 'crew', 'Director', 0)",
+          [director, movie],
+        );
+        await other.query("UPDATE movies SET original_title = 'Nuits d''okapi' WHERE id = $1", [movie]);
+        assert.equal(await pending(), 1, 'marked once, inside the transaction');
+        await other.query('COMMIT');
+        assert.equal(await pending(), 0, 'no mark left once committed');
+        for (const word of ['okapi', 'nuits', 'smith', 'ocelot']) assert.equal(await found(word), 1, word);
+        const row = await other.query<{ same: boolean }>(
+          `SELECT (s.token_count, s.lexemes, s.lexeme_freqs, strip(s.document))
+             = (r.token_count, r.lexemes, r.lexeme_freqs, strip(r.document)) AS same
+           FROM movie_search s, reelshelf_search_rows(ARRAY[$1::int]) r WHERE s.movie_id = $1`,
+          [movie],
+        );
+        assert.equal(row.rows[0]?.same, true, 'the row a rebuild makes');
+        // A rename, in its own statement: built at its commit too.
+        await other.query("UPDATE persons SET name = 'Olga Oryx' WHERE id = $1", [director]);
+        assert.equal(await pending(), 0);
+        assert.equal(await found('ocelot'), 0);
+        assert.equal(await found('oryx'), 1);
+        assert.deepEqual(await titles('oryx'), ['Okapi Nights']);
+        await other.query('DELETE FROM movies WHERE id = $1', [movie]);
+        assert.equal(await found('okapi'), 0, 'a deleted movie’s row goes at its commit');
+        assert.equal(await pending(), 0);
+      } finally {
+        await other.end();
+      }
+    },
+  );
+
   it('re-enriching a movie replaces its people in the index', async () => {
     const inception = ids.inception ?? 0;
     await t.server.database.db
@@ -383,6 +443,82 @@ describe('search over HTTP', () => {
       assert.equal(builds, 1);
     } finally {
       library.getLibrary = getLibrary;
+    }
+  });
+
+  it("the page's filters are read once per library generation and follow every write", async () => {
+    const facets = MovieRepository.prototype.listingFacets;
+    let reads = 0;
+    MovieRepository.prototype.listingFacets = function (this: MovieRepository, visible) {
+      reads++;
+      return facets.call(this, visible);
+    };
+    const db = t.server.database.db;
+    try {
+      const inLibrary = (html: string) => Number(/\((\d+) in the library\)/.exec(html)?.[1]);
+      const before = await page('/library?q=amelie');
+      const movies = inLibrary(before);
+      assert.doesNotMatch(before, /<option value="Zebra shelf"/);
+      assert.doesNotMatch(before, /<option value="LaserDisc"/);
+      const readsBefore = reads;
+      await page('/library?q=hardy');
+      await page('/library?q=leon&sort=title');
+      assert.equal(reads, readsBefore, 'unchanged library: not read again');
+
+      // A binder, an edition of a new format and a copy in it, written as any writer would.
+      const movie = await db
+        .selectFrom('movies')
+        .select('id')
+        .where('title', '=', 'Amélie')
+        .executeTakeFirstOrThrow();
+      const binder = await db
+        .insertInto('binders')
+        .values({ name: 'Zebra shelf', capacity: 10, created_at: 'x' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const edition = await db
+        .insertInto('disc_editions')
+        .values({ movie_id: movie.id, label: null, format: 'LaserDisc', barcode: null, created_at: 'x' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('physical_copies')
+        .values({
+          movie_id: movie.id,
+          edition_id: edition.id,
+          binder_id: binder.id,
+          slot: '1',
+          notes: null,
+          created_at: 'x',
+        })
+        .execute();
+      const after = await page('/library?q=amelie');
+      assert.match(after, /<option value="Zebra shelf"\s*>/);
+      assert.match(after, /<option value="LaserDisc"\s*>/);
+      assert.equal(reads, readsBefore + 1);
+
+      const created = await db
+        .insertInto('movies')
+        .values({
+          title: 'Zebra Days',
+          sort_title: 'zebra days',
+          normalized_title: 'zebra days',
+          created_at: 'x',
+          updated_at: 'x',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      assert.equal(inLibrary(await page('/library?q=amelie')), movies + 1, 'a new movie is counted');
+      await db.deleteFrom('physical_copies').where('binder_id', '=', binder.id).execute();
+      await db.deleteFrom('disc_editions').where('id', '=', edition.id).execute();
+      await db.deleteFrom('binders').where('id', '=', binder.id).execute();
+      await db.deleteFrom('movies').where('id', '=', created.id).execute();
+      const restored = await page('/library?q=amelie');
+      assert.doesNotMatch(restored, /<option value="Zebra shelf"/);
+      assert.doesNotMatch(restored, /<option value="LaserDisc"/);
+      assert.equal(inLibrary(restored), movies);
+    } finally {
+      MovieRepository.prototype.listingFacets = facets;
     }
   });
 });

@@ -12,6 +12,8 @@ import * as m0010 from './0010-shared-secrets.ts';
 import * as m0011 from './0011-hls-runs.ts';
 import * as m0013 from './0013-search-rank-stats.ts';
 import * as m0014 from './0014-jobs-notify-rows.ts';
+import * as m0015 from './0015-search-rows-at-commit.ts';
+import * as m0016 from './0016-node-state.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -33,6 +35,10 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0011-hls-runs': m0011,
   '0013-search-rank-stats': m0013,
   '0014-jobs-notify-rows': m0014,
+  '0015-search-rows-at-commit': m0015,
+  // Named after every migration databases may have applied already: Kysely's Migrator refuses a
+  // name below the last one a database ran (0012 was never shipped).
+  '0016-node-state': m0016,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

@@ -499,11 +499,11 @@ export class Pages {
         });
       });
 
-      const nowPlaying = (request: FastifyRequest, reply: FastifyReply, stopped: string | null) =>
+      const nowPlaying = async (request: FastifyRequest, reply: FastifyReply, stopped: string | null) =>
         this.page(request, reply, {
           title: 'Now playing',
           current: 'now-playing',
-          body: nowPlayingPage(this.services.plays.active(), this.csrf(request), stopped),
+          body: nowPlayingPage(await this.services.plays.active(), this.csrf(request), stopped),
         });
       scope.get('/now-playing', (request, reply) => nowPlaying(request, reply, null));
       // The stop button's form (CSRF-checked like every page form): the play ends, the page again.

@@ -56,7 +56,7 @@ export function registerPlayRoutes(
     }),
   );
 
-  app.get('/api/sessions/active', async () => ({ items: plays.active() }));
+  app.get('/api/sessions/active', async () => ({ items: await plays.active() }));
 
   app.delete<{ Params: { id: number } }>(
     '/api/sessions/active/:id',

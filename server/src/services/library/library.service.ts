@@ -124,13 +124,7 @@ export class LibraryService {
   ): Promise<{ movies: PresentedItem[]; unmatched: LibraryFileRow[] }> {
     const repo = this.repo;
     if (Array.isArray(scope) && scope.length === 0) return { movies: [], unmatched: [] };
-    const [movies, copies, files, credits, artwork] = await Promise.all([
-      repo.movies(scope),
-      repo.copies(scope),
-      repo.files(scope, viewer.userId),
-      repo.creditNames(scope),
-      repo.artwork(scope),
-    ]);
+    const { movies, copies, files, credits, artwork } = await repo.presentationRows(scope, viewer.userId);
     const artworkByMovie = new Map(artwork.map((a) => [a.movie_id, a]));
     const copiesByMovie = groupBy(copies, (c) => c.movie_id);
     const filesByMovie = groupBy(files, (f) => f.movie_id);

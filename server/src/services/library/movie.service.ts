@@ -8,6 +8,7 @@ import type {
 } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
+import type { LibraryGeneration } from './library-generation.ts';
 import { DEFAULT_BINDER_CAPACITY } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { canonicalCertification, certificationNames } from '../../domain/people/ratings.ts';
@@ -26,6 +27,13 @@ import {
 
 export type { SearchOptions, SearchOrder } from '../../repositories/movie.repository.ts';
 
+/** What the /library page's filters offer (MovieRepository.listingFacets). */
+export interface ListingFacets {
+  formats: string[];
+  binders: string[];
+  items: number;
+}
+
 /** Movie records: creation (with discs), listing, edits and deletion. */
 export class MovieService {
   constructor(
@@ -35,7 +43,15 @@ export class MovieService {
     private readonly clock: Clock,
     /** REELSHELF_CERTIFICATION_COUNTRY: the system a certification set by hand must belong to. */
     private readonly certificationCountry = 'US',
+    /**
+     * The library generation (LibraryGeneration: moves with every write to what /library shows, on
+     * any node): the page filters' facets are kept while it stays. Without one they are read each time.
+     */
+    private readonly listingGeneration: Pick<LibraryGeneration, 'current'> | null = null,
   ) {}
+
+  /** The facets read at one generation, per visibility (the kept ones go when it moves). */
+  private keptFacets: { generation: number; byScope: Map<string, Promise<ListingFacets>> } | null = null;
 
   async create(input: CreateMovieInput): Promise<MovieDetail> {
     const now = isoNow(this.clock);
@@ -186,11 +202,29 @@ export class MovieService {
     return repo.searchIds(words, options, null, 0);
   }
 
-  /** The disc formats and binders of every copy, and how many items /library lists to a person with `visible`. */
-  async listingFacets(
-    visible: CertificationFilter | null,
-  ): Promise<{ formats: string[]; binders: string[]; items: number }> {
-    return this.movies.listingFacets(visible);
+  /**
+   * The disc formats and binders of every copy, and how many items /library lists to a person with
+   * `visible`. Three whole-table aggregates that only a write to copies, editions, binders, movies or
+   * files changes — each of which moves the library generation — so they are read once per generation
+   * and visibility (every /library?q= page asks; on PostgreSQL they were most of its time).
+   */
+  async listingFacets(visible: CertificationFilter | null): Promise<ListingFacets> {
+    if (this.listingGeneration === null) return this.movies.listingFacets(visible);
+    // Read before the rows: a write after this point moves the generation past what is kept.
+    const { generation } = this.listingGeneration.current();
+    if (this.keptFacets?.generation !== generation) this.keptFacets = { generation, byScope: new Map() };
+    const byScope = this.keptFacets.byScope;
+    const scope = JSON.stringify(visible);
+    let facets = byScope.get(scope);
+    if (facets === undefined) {
+      facets = this.movies.listingFacets(visible);
+      byScope.set(scope, facets);
+      facets.catch(() => {
+        if (byScope.get(scope) === facets) byScope.delete(scope);
+      });
+    }
+    const { formats, binders, items } = await facets;
+    return { formats: [...formats], binders: [...binders], items };
   }
 
   async update(id: number, patch: PatchMovieInput): Promise<MovieDetail> {

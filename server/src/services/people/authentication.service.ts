@@ -95,7 +95,7 @@ export class AuthenticationService {
     if (this.adminToken !== null && sameSecret(token, this.adminToken)) return this.adminTokenPrincipal();
     const found = this.keys === null ? null : await this.keys.authenticate(token, address);
     if (found === null) {
-      this.guard?.failed(address, null);
+      await this.guard?.failed(address, null);
       return null;
     }
     const scope = isKeyScope(found.key.scope) ? found.key.scope : 'read';

@@ -66,7 +66,7 @@ export interface PeopleDeps extends Omit<AuthenticationDeps, 'guard'> {
  */
 export function buildPeople(
   deps: PeopleDeps,
-): ReturnType<typeof buildAuthentication> & { people: UserService } {
+): ReturnType<typeof buildAuthentication> & { people: UserService; guard: SignInGuard } {
   const nowMs = () => deps.clock.now().getTime();
   const guard = new SignInGuard(new AttemptLimiter(60_000, nowMs), new AttemptLimiter(60_000, nowMs));
   const built = buildAuthentication({ ...deps, guard });
@@ -78,5 +78,5 @@ export function buildPeople(
     country: deps.country,
     changed: () => built.authentication.forgetPeople(),
   });
-  return { ...built, people };
+  return { ...built, people, guard };
 }

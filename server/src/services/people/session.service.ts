@@ -136,7 +136,7 @@ export class SessionService {
     this.deps.guard.check(input.address, account === '' ? null : account);
     const user = await this.verify(account, input.password);
     if (user === null) {
-      this.deps.guard.failed(input.address, account === '' ? null : account);
+      await this.deps.guard.failed(input.address, account === '' ? null : account);
       throw unauthorized('The name or password is not right.');
     }
     return user;
@@ -313,7 +313,7 @@ export class SessionService {
         await this.deps.users.update(user.id, { pin_failures: 0, pin_locked_until: null });
       return;
     }
-    this.deps.guard.failed(address, null);
+    await this.deps.guard.failed(address, null);
     const failures = await this.deps.users.incrementPinFailures(user.id);
     const next = afterWrongPin(failures - 1, now);
     if (next.lockedUntil !== null) {

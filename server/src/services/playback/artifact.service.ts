@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore } from '../../adapters/data-store.ts';
+import type { SubscribeState } from '../../domain/cluster/state-message.ts';
 import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
 import {
   buildArtifactArgs,
@@ -104,6 +105,8 @@ export interface ArtifactDeps {
   devices: Pick<DeviceProfileService, 'resolve'>;
   paths: Pick<MediaPathService, 'resolveInsideRoot'>;
   index: ReadyArtifactIndex;
+  /** The change feed's node-state messages: other nodes' builds and evictions. */
+  subscribeState?: SubscribeState;
   clock: Clock;
   /** Artifacts live in its `artifacts` area. */
   store: ArtifactArea;
@@ -120,6 +123,9 @@ export interface Needs {
   decision: PlaybackDecision;
   plan: PlaybackPlan | null;
 }
+
+/** How stale another node's build state may be when a following stream asks (its rows are read). */
+const REMOTE_BUILD_CHECK_MS = 250;
 
 /** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
 export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
@@ -139,6 +145,8 @@ export class ArtifactService {
   private readonly justMade = new Set<string>();
   /** This node's builds: job id → the epoch of its run. */
   private readonly builds = new Map<number, number>();
+  /** Other nodes' builds as their rows last said (isBuilding): running or queued, under which epoch. */
+  private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean; epoch: number }>();
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -162,9 +170,11 @@ export class ArtifactService {
    */
   async load(): Promise<void> {
     const repo = this.deps.records;
-    for (const row of await repo.readyByAge()) {
-      this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
-    }
+    // The ready rows of every node, followed from now on (a build on another node lists ready here).
+    await this.deps.index.share({
+      ready: () => repo.readyByAge(),
+      ...(this.deps.subscribeState === undefined ? {} : { subscribe: this.deps.subscribeState }),
+    });
     await this.deps.store.ensure('artifacts');
     // A row's file and its builds' parts (`<key>.mp4`, `<key>.<epoch>.part.mp4`: another node may be building).
     const known = new Set(await repo.allKeys());
@@ -213,11 +223,16 @@ export class ArtifactService {
     if (row === undefined) {
       return { status: 'not_ready', reason: `Not prepared yet for ${profile.name}.` };
     }
-    if (row.job_id !== null && this.deps.jobs.isActive(row.job_id)) {
+    // A finished file wins over its build's job row: the row turns ready only once the file is renamed
+    // into place (and a new build turns it back to 'building' first), while the job row says running
+    // until the build's clean-up ends — on another node, for as long as it takes that node to write.
+    // Served as growing meanwhile, the whole file would go out without ranges (players cannot seek).
+    if (row.status === 'ready' && (await this.present(row))) return { status: 'ready', artifact: row };
+    if (row.job_id !== null && (await this.buildingNow(row.job_id))) {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
         job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
-      const epoch = job === undefined ? 0 : job.status === 'queued' ? job.epoch + 1 : job.epoch;
+      const epoch = job === undefined ? 0 : runEpochOf(job);
       return {
         status: 'building',
         percent: Math.round(percent * 10) / 10,
@@ -227,7 +242,6 @@ export class ArtifactService {
       };
     }
     if (row.status === 'ready') {
-      if (await this.present(row)) return { status: 'ready', artifact: row };
       return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
     }
     if (row.status === 'cancelled') return { status: 'cancelled' };
@@ -287,13 +301,31 @@ export class ArtifactService {
   }
 
   /**
-   * Whether the build job still runs under `epoch` (the run whose part a stream follows): a build
-   * taken over by another node runs under a newer epoch, in another part.
+   * Whether the build job still runs under `epoch` (the run whose part a stream follows), on this node
+   * or any other: a build taken over by another node runs under a newer epoch, in another part.
    */
-  isBuilding(jobId: number, epoch: number): boolean {
+  async isBuilding(jobId: number, epoch: number): Promise<boolean> {
+    // This node's own build is known without a query (a following stream asks every 50 ms); another
+    // node's is read from its row, at most every REMOTE_BUILD_CHECK_MS per job.
     const mine = this.builds.get(jobId);
     if (mine !== undefined) return mine === epoch;
-    return this.deps.jobs.isActive(jobId);
+    const now = this.deps.clock.now().getTime();
+    let known = this.remoteBuilds.get(jobId);
+    if (known === undefined || now - known.atMs >= REMOTE_BUILD_CHECK_MS) {
+      const job = await this.deps.jobs.get(jobId);
+      const building = job !== undefined && (job.status === 'queued' || job.status === 'running');
+      known = { atMs: now, building, epoch: job === undefined ? 0 : runEpochOf(job) };
+      if (this.remoteBuilds.size >= 256) this.remoteBuilds.clear();
+      this.remoteBuilds.set(jobId, known);
+    }
+    return known.building && known.epoch === epoch;
+  }
+
+  /** Whether the build job is queued or running now, here or on another node (its row). */
+  private async buildingNow(jobId: number): Promise<boolean> {
+    if (this.deps.jobs.isActive(jobId)) return true;
+    const job = await this.deps.jobs.get(jobId);
+    return job !== undefined && (job.status === 'queued' || job.status === 'running');
   }
 
   /** The 400 body for a file nothing can make playable on the device. */
@@ -525,6 +557,11 @@ function partName(key: string, epoch: number): string {
 /** Where a prewarm's remux writes before the file is whole (its run's epoch, as the part). */
 function remuxName(key: string, epoch: number): string {
   return `${key}.${epoch}.remux.mp4`;
+}
+
+/** The epoch of a build job's run: the current claim's, or the next claim's while it is queued. */
+function runEpochOf(job: JobRow): number {
+  return job.status === 'queued' ? job.epoch + 1 : job.epoch;
 }
 
 /** The artifact key a file of the area belongs to (its name up to the first dot). */

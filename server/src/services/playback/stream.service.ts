@@ -173,7 +173,7 @@ export class StreamService {
   }
 
   /** Whether the build a growing target follows still runs (under the epoch whose part it reads). */
-  isBuilding(target: { jobId: number; epoch: number }): boolean {
+  isBuilding(target: { jobId: number; epoch: number }): Promise<boolean> {
     return this.artifacts.isBuilding(target.jobId, target.epoch);
   }
 }

@@ -182,3 +182,175 @@ describe('LibraryRepository.movieOrder', () => {
     }
   });
 });
+
+describe('LibraryRepository.presentationRows', () => {
+  it('answers what the five reads answer, in their orders, for every scope (PostgreSQL: in one statement)', async () => {
+    const opened = await openTestDatabase();
+    const db = opened.db;
+    try {
+      const movie = async (title: string, sortTitle: string) =>
+        (
+          await db
+            .insertInto('movies')
+            .values({
+              title,
+              sort_title: sortTitle,
+              normalized_title: sortTitle,
+              year: title.length,
+              overview: `About “${title}”\n\t"quoted"`,
+              created_at: NOW,
+              updated_at: NOW,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+      // Ids in another order than the sort titles (astral and accented among them).
+      const ids = [
+        await movie('Zebra', 'zebra'),
+        await movie('𝒜lpha', '𝒜lpha'),
+        await movie('Émile', 'émile'),
+      ];
+      const [zebra = 0, alpha = 0, emile = 0] = ids;
+      const binder = await db
+        .insertInto('binders')
+        .values({ name: 'Shelf "A"', capacity: 10, created_at: NOW })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      for (const [movieId, format, slot] of [
+        [zebra, 'DVD', '2'],
+        [zebra, 'Blu-ray', null],
+        [alpha, null, '1'],
+      ] as const) {
+        const edition = await db
+          .insertInto('disc_editions')
+          .values({ movie_id: movieId, label: null, format, barcode: null, created_at: NOW })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await db
+          .insertInto('physical_copies')
+          .values({
+            movie_id: movieId,
+            edition_id: edition.id,
+            binder_id: slot === null ? null : binder.id,
+            slot,
+            notes: null,
+            created_at: NOW,
+          })
+          .execute();
+      }
+      for (const [name, movieId, role, job, order] of [
+        ['Second Billed', zebra, 'cast', null, 1],
+        ['First Billed', zebra, 'cast', null, 0],
+        ['The Director', zebra, 'crew', 'Director', 0],
+        ['A Writer', zebra, 'crew', 'Writer', 0],
+        ['Léa Ünïcode', emile, 'cast', null, 0],
+      ] as const) {
+        const person = await db
+          .insertInto('persons')
+          .values({ name })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await db
+          .insertInto('person_movie')
+          .values({ person_id: person.id, movie_id: movieId, role, job, sort_order: order })
+          .execute();
+      }
+      await db
+        .insertInto('movie_artwork_state')
+        .values({
+          movie_id: alpha,
+          poster_state: 'ready',
+          poster_source: 'tmdb',
+          poster_path: 'p.jpg',
+          backdrop_state: 'none',
+          backdrop_source: null,
+          backdrop_path: null,
+          fetched_at: NOW,
+          error: null,
+        })
+        .execute();
+      await db
+        .insertInto('library_roots')
+        .values({ path: '/films', name: 'films', collection_id: null, created_at: NOW })
+        .execute();
+      for (const [name, movieId] of [
+        ['z2.mkv', zebra],
+        ['z1.mkv', zebra],
+        ['loose.mkv', null],
+        ['e.mkv', emile],
+      ] as const) {
+        const file = await db
+          .insertInto('media_files')
+          .values({
+            movie_id: movieId,
+            library_root_id: 1,
+            relative_path: name,
+            size_bytes: 5_000_000_000 + name.length,
+            mtime_ms: 1,
+            fingerprint: `fp-${name}`,
+            edition_label: null,
+            status: 'present',
+            capabilities_json: name === 'e.mkv' ? '{"video":{"codec":"h264"}}' : null,
+            created_at: NOW,
+            updated_at: NOW,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        if (name === 'z1.mkv') {
+          await db
+            .insertInto('subtitle_sidecars')
+            .values({
+              media_file_id: file.id,
+              relative_path: 'z1.en.srt',
+              size_bytes: 10,
+              mtime_ms: 2,
+              format: 'srt',
+              kind: 'text',
+              language: 'eng',
+              title: null,
+              created_at: NOW,
+              updated_at: NOW,
+            })
+            .execute();
+          await db
+            .insertInto('watch_state')
+            .values({
+              user_id: 1,
+              media_file_id: file.id,
+              movie_id: zebra,
+              position_seconds: 42,
+              watched: 1,
+              updated_at: NOW,
+            })
+            .execute();
+        }
+      }
+      const repo = new LibraryRepository(db);
+      for (const scope of [undefined, zebra, [emile, zebra, alpha], [alpha], []]) {
+        for (const user of [1, 2]) {
+          const apart = {
+            movies: await repo.movies(scope),
+            copies: await repo.copies(scope),
+            files: await repo.files(scope, user),
+            credits: await repo.creditNames(scope),
+            artwork: await repo.artwork(scope),
+          };
+          const together = await repo.presentationRows(scope, user);
+          // The same rows; artwork and credits of equal keys in any order (neither query orders them fully).
+          const byJson = <T>(rows: T[]) => rows.map((r) => JSON.stringify(r)).sort();
+          assert.deepEqual(
+            { ...together, artwork: byJson(together.artwork) },
+            { ...apart, artwork: byJson(apart.artwork) },
+            `scope ${JSON.stringify(scope)}, user ${user}`,
+          );
+        }
+      }
+      const all = await repo.presentationRows(undefined, 1);
+      assert.equal(all.movies.length, 3);
+      assert.equal(all.files.length, 4, 'the unmatched file too');
+      assert.equal(all.credits.length, 4, 'cast and directors only');
+    } finally {
+      await opened.close();
+    }
+  });
+});

@@ -138,6 +138,23 @@ describe('ArtifactService with in-memory repositories', () => {
     assert.equal(t.ffmpeg.state.runs, 1);
   });
 
+  it('a finished file wins over its job row still saying running (another node ending its build): ready, not growing', async () => {
+    const t = build();
+    const started = await t.service.start(1, 'web');
+    assert.ok(started.status === 'building');
+    await t.jobs.idle();
+    t.jobs.rowStillRunning(started.jobId);
+    // The prewarm state and a stream's target (start) both see the complete file: a stream served
+    // as growing would send it without ranges, and players could not seek in it.
+    assert.equal((await t.service.state(1, 'web')).status, 'ready');
+    assert.equal((await t.service.start(1, 'web')).status, 'ready');
+    assert.equal(t.ffmpeg.state.runs, 1);
+    // Without its file the row is not ready: the job row says what goes on.
+    const row = [...t.records.rows.values()][0];
+    rmSync(row?.path ?? '');
+    assert.equal((await t.service.state(1, 'web')).status, 'building');
+  });
+
   it('a file that plays directly needs nothing; an unknown file is 404', async () => {
     const t = build();
     t.files.add({

@@ -60,7 +60,7 @@ function setup() {
       speed: () => 0.8,
       stopRuns: async (file, device) => void stoppedRuns.push([file, device]),
     },
-    tokens: { stop: (holder, file) => void stops.push([holder, file]) },
+    tokens: { stop: async (holder, file) => void stops.push([holder, file]) },
     listing: { changed: (c) => void changes.push(c) },
     clock: { now: () => new Date(now) },
   });
@@ -99,7 +99,7 @@ describe('NowPlayingService', () => {
     await plays.seen({ holder: anna, fileId: 1, device: 'web', mode: 'direct' });
     await plays.progress(2, 1, 600);
     assert.equal(rows[0]?.position_seconds, 600);
-    assert.equal(plays.active()[0]?.position_seconds, 600);
+    assert.equal((await plays.active())[0]?.position_seconds, 600);
     await plays.progress(2, 7, 30);
     assert.deepEqual([rows[1]?.device, rows[1]?.mode, rows[1]?.position_seconds], ['unknown', 'unknown', 30]);
     later(60_000);
@@ -111,21 +111,21 @@ describe('NowPlayingService', () => {
   it('a play not seen for a minute leaves the list; a stop ends its tokens, its run, and its listing URLs', async () => {
     const { plays, stops, stoppedRuns, changes, later } = setup();
     await plays.seen({ holder: anna, fileId: 1, device: 'tv', mode: 'converted' });
-    const [active] = plays.active();
+    const [active] = await plays.active();
     assert.ok(active);
     assert.deepEqual(
       [active.user_name, active.title, active.device, active.mode, active.conversion_speed],
       ['user2', 'Film 1', 'tv', 'converted', 0.8],
     );
     later(61_000);
-    assert.deepEqual(plays.active(), []);
+    assert.deepEqual(await plays.active(), []);
     await plays.seen({ holder: anna, fileId: 1, device: 'tv' });
-    assert.equal(plays.active()[0]?.id, active.id, 'seen again: the same play');
+    assert.equal((await plays.active())[0]?.id, active.id, 'seen again: the same play');
     await plays.stop(active.id);
     assert.deepEqual(stops, [[anna, 1]]);
     assert.deepEqual(stoppedRuns, [[1, 'tv']]);
     assert.deepEqual(changes, [{ files: [1], user: 2 }]);
-    assert.deepEqual(plays.active(), []);
+    assert.deepEqual(await plays.active(), []);
     await assert.rejects(plays.stop(active.id), /No play/);
   });
 
@@ -134,7 +134,7 @@ describe('NowPlayingService', () => {
     await plays.seen({ holder: anna, fileId: 1, device: 'jellyfin-abc', mode: 'converted' });
     await plays.report({ holder: anna, fileId: 1, mode: 'direct', client: 'Findroid on Shield' });
     assert.deepEqual(
-      plays.active().map((p) => [p.media_file_id, p.device, p.mode]),
+      (await plays.active()).map((p) => [p.media_file_id, p.device, p.mode]),
       [[1, 'Findroid on Shield (jellyfin-abc)', 'converted']],
       'one play, the stream route’s device and mode kept',
     );
@@ -142,26 +142,20 @@ describe('NowPlayingService', () => {
     // Another credential of the same person is another play.
     const phone: TokenHolder = { userId: 2, credential: { kind: 'session', id: 6 } };
     await plays.report({ holder: phone, fileId: 2, mode: 'direct', client: 'Swiftfin on iPhone' });
-    assert.deepEqual(
-      plays
-        .active()
-        .map((p) => [p.media_file_id, p.device, p.mode])
-        .sort(),
-      [
-        [1, 'Findroid on Shield (jellyfin-abc)', 'converted'],
-        [2, 'Swiftfin on iPhone', 'direct'],
-      ],
-    );
+    assert.deepEqual((await plays.active()).map((p) => [p.media_file_id, p.device, p.mode]).sort(), [
+      [1, 'Findroid on Shield (jellyfin-abc)', 'converted'],
+      [2, 'Swiftfin on iPhone', 'direct'],
+    ]);
     // A ping keeps the credential's plays going past the minute; finish takes the play off the list.
     later(50_000);
     plays.ping(anna);
     later(20_000);
     assert.deepEqual(
-      plays.active().map((p) => p.media_file_id),
+      (await plays.active()).map((p) => p.media_file_id),
       [1],
     );
     plays.finish(anna, 1);
-    assert.deepEqual(plays.active(), []);
+    assert.deepEqual(await plays.active(), []);
     assert.equal(rows.length, 2, 'the history stays');
   });
 
@@ -173,14 +167,14 @@ describe('NowPlayingService', () => {
     });
     const stopListening = plays.whenStopped(({ holder, fileId }) => void heard.push([holder, fileId]));
     await plays.report({ holder: anna, fileId: 3, mode: 'direct', client: 'Kodi' });
-    const [play] = plays.active();
+    const [play] = await plays.active();
     assert.ok(play !== undefined);
     await plays.stop(play.id);
     assert.deepEqual(heard, [[anna, 3]]);
     assert.deepEqual(stops, [[anna, 3]]);
     stopListening();
     await plays.report({ holder: anna, fileId: 3, mode: 'direct', client: 'Kodi' });
-    await plays.stop(plays.active()[0]?.id ?? 0);
+    await plays.stop((await plays.active())[0]?.id ?? 0);
     assert.equal(heard.length, 1, 'no longer listening');
   });
 });
