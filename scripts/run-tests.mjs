@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The one test command (`npm test`). Node 20's `node --test` expands no globs and silently runs
 // nothing for a folder, so this script finds every *.test.ts itself and passes the explicit list.
-// Order: the machine's tools (installed when missing), type-check, lint/format, contract freshness,
-// then the test files.
-import { spawnSync } from 'node:child_process';
+// Order: the machine's tools (installed when missing), the checks at once (type-check, lint, format,
+// contract freshness), then the test files.
+import { Buffer } from 'node:buffer';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   accessSync,
   constants,
@@ -168,37 +169,122 @@ function reachesDatabase(file, seen = new Set()) {
 }
 
 /**
- * Media-heavy files left out of the PostgreSQL pass (CI's budget, README "Tests on both engines"):
- * their subject is ffmpeg, players and the wire, not the database, and they run in the SQLite pass.
+ * Files left out of the PostgreSQL pass, each group by a named rule (CI's budget, README "Tests on
+ * both engines"); they all run in the SQLite pass, and a file named on the command line always runs.
  * Named one by one, so a new file (a cross-node HLS test) is never left out by accident.
  */
-const MEDIA_ONLY = new Set(
-  [
-    'player-matrix-adaptive',
-    'player-matrix-prewarm',
-    'player-matrix-transcode',
-    'dlna-peer-reelshelf',
-    'hls',
-    'hls-limits',
-    'hls-process',
-    'hls-subtitles',
-    'growing-stream',
-    'subtitle-burn-in',
-  ].map((name) => `server/test/integration/${name}.test.ts`),
-);
+const integration = (names) => new Set(names.map((name) => `server/test/integration/${name}.test.ts`));
 
-function step(label, cmd, args) {
-  process.stdout.write(`\n== ${label}\n`);
-  const started = Date.now();
-  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (res.status !== 0) {
-    process.stdout.write(`== ${label} failed (${secs}s)\n`);
-    process.exit(res.status ?? 1);
-  }
-  process.stdout.write(`== ${label} ok (${secs}s)\n`);
+/** Media-heavy: their subject is ffmpeg, the players and the wire, not the database. */
+const MEDIA_ONLY = integration([
+  'player-matrix-adaptive',
+  'player-matrix-prewarm',
+  'player-matrix-transcode',
+  'dlna-peer-reelshelf',
+  'hls',
+  'hls-limits',
+  'hls-process',
+  'hls-subtitles',
+  'growing-stream',
+  'subtitle-burn-in',
+]);
+
+/**
+ * Engine-fixed: the file picks its databases itself whatever REELSHELF_TEST_DATABASE says (the
+ * library a SQLite file, the target a PostgreSQL of helpers/postgres-cluster.ts, which starts its own
+ * cluster on the SQLite pass), so both passes would run the very same test.
+ */
+const ENGINE_FIXED = integration(['migrate-database']);
+
+/**
+ * Not the data: the subject is what goes over the wire (HTTP semantics, UDP, UPnP, limits, errors),
+ * the CLI's or the log's output, the process and its tools, or the file system, and the data they
+ * touch goes through the same repositories as the files that stay (people and revocation, scan and
+ * scan-process, import-export, visibility-walk, streaming, the jobs, cluster and HLS-across-nodes
+ * files). None of them asserts anything of its own on PostgreSQL (no `testEngine` branch): a file
+ * that does, such as streaming's prewarm taken over by the next node, stays.
+ */
+const NOT_THE_DATA = integration([
+  // the wire
+  'accel-redirect',
+  'conditional-byte-routes',
+  'conditional-requests',
+  'dlna-media',
+  'jellyfin-bad-input',
+  'jellyfin-discovery',
+  'jellyfin-port',
+  'slow-clients',
+  'upload-limits',
+  // media bytes and conversions
+  'playback-policy',
+  'subtitles-vtt',
+  // the CLI's and the log's output, the process and its tools
+  'cli-progress',
+  'fresh-machine',
+  'log-redaction',
+  'people-process',
+  'process',
+  // the file system
+  'root-watcher',
+  'symlinks',
+]);
+
+/** The groups, in the order the left-out lines are printed. */
+const NOT_ON_POSTGRES = [
+  { what: 'media-heavy files (their subject is not the database)', files: MEDIA_ONLY },
+  { what: 'engine-fixed files (the same databases on both passes)', files: ENGINE_FIXED },
+  {
+    what: 'files whose subject is the wire, the output, the process or the file system',
+    files: NOT_THE_DATA,
+  },
+];
+
+/**
+ * The checks (type-check, lint, format, contract), started at once: each is one process on one core
+ * and independent of the others, so on 2 cores they end in about half their sum (65 s one after the
+ * other in CI). Each one's output is printed whole when it ends, never interleaved; the run stops
+ * after all have ended if any failed.
+ */
+async function checks(list) {
+  const results = await Promise.all(
+    list.map(
+      ({ label, cmd, args }) =>
+        new Promise((resolve) => {
+          const started = Date.now();
+          const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+          const chunks = [];
+          child.stdout.on('data', (d) => chunks.push(d));
+          child.stderr.on('data', (d) => chunks.push(d));
+          let ended = false;
+          // 'error' (no such command) may be followed by 'close': the first one ends the check.
+          const done = (code) => {
+            if (ended) return;
+            ended = true;
+            const secs = ((Date.now() - started) / 1000).toFixed(1);
+            const output = Buffer.concat(chunks).toString();
+            process.stdout.write(
+              `\n== ${label}\n${output}${output === '' || output.endsWith('\n') ? '' : '\n'}` +
+                `== ${label} ${code === 0 ? 'ok' : 'failed'} (${secs}s)\n`,
+            );
+            resolve(code === 0);
+          };
+          child.on('error', (err) => {
+            chunks.push(Buffer.from(`${err.message}\n`));
+            done(1);
+          });
+          child.on('close', (code) => done(code));
+        }),
+    ),
+  );
+  if (results.some((ok) => !ok)) process.exit(1);
 }
 
+// A name that is no file (renamed, removed) would leave nothing out and say nothing: it stops the run.
+const stale = NOT_ON_POSTGRES.flatMap((g) => [...g.files]).filter((f) => !existsSync(join(root, f)));
+if (stale.length > 0) {
+  process.stderr.write(`scripts/run-tests.mjs names test files that do not exist: ${stale.join(', ')}\n`);
+  process.exit(1);
+}
 prepareMachine();
 // PostgreSQL's server binaries, before any test file runs: the SQLite pass needs them too (a few
 // files start a throwaway cluster of their own: migrate-database, search parity, the triggers), and
@@ -212,15 +298,22 @@ if (files.length === 0) {
 }
 
 if (only.length === 0) {
-  step('type-check (tsc --noEmit)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-  step('lint (eslint)', 'npx', ['eslint', '.']);
-  step('format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']);
-  step('contract is fresh (contract:check)', 'node', [
-    '--import',
-    'tsx',
-    'contract/scripts/build-contract.ts',
-    '--check',
+  const started = Date.now();
+  await checks([
+    { label: 'type-check (tsc --noEmit)', cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
+    { label: 'lint (eslint)', cmd: 'npx', args: ['eslint', '.'] },
+    {
+      label: 'format (prettier --check)',
+      cmd: 'npx',
+      args: ['prettier', '--check', '--log-level', 'warn', '.'],
+    },
+    {
+      label: 'contract is fresh (contract:check)',
+      cmd: 'node',
+      args: ['--import', 'tsx', 'contract/scripts/build-contract.ts', '--check'],
+    },
   ]);
+  process.stdout.write(`\n== checks ok (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
 }
 // REELSHELF_TEST_DATABASE=postgres: the same files on a throwaway PostgreSQL (scripts/test-postgres.mjs),
 // stopped at the end (and killed with this process, should it die first).
@@ -234,16 +327,19 @@ if (engine === 'postgres') {
 if (engine === 'postgres') {
   // A file named exactly still runs; of a folder's files, those that open no database are left out.
   const same = files.filter((f) => !only.includes(f) && !reachesDatabase(f));
-  const media = files.filter((f) => !only.includes(f) && MEDIA_ONLY.has(f));
-  files = files.filter((f) => !same.includes(f) && !media.includes(f));
+  files = files.filter((f) => !same.includes(f));
   if (same.length > 0)
     process.stdout.write(
       `== left out on PostgreSQL: ${same.length} files that open no database (they run the same on both engines)\n`,
     );
-  if (media.length > 0)
-    process.stdout.write(
-      `== left out on PostgreSQL: ${media.length} media-heavy files (their subject is not the database): ${media.map((f) => f.replace(/^.*\//, '')).join(', ')}\n`,
-    );
+  for (const group of NOT_ON_POSTGRES) {
+    const out = files.filter((f) => !only.includes(f) && group.files.has(f));
+    files = files.filter((f) => !out.includes(f));
+    if (out.length > 0)
+      process.stdout.write(
+        `== left out on PostgreSQL: ${out.length} ${group.what}: ${out.map((f) => f.replace(/^.*\//, '')).join(', ')}\n`,
+      );
+  }
 }
 process.stdout.write(`\n== ${files.length} test files (${engine})\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });
