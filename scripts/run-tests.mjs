@@ -10,12 +10,14 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { findChromium } from './chromium.mjs';
 import { ensurePostgresInstalled, prepareTestPostgres } from './test-postgres.mjs';
@@ -343,6 +345,10 @@ if (engine === 'postgres') {
 }
 process.stdout.write(`\n== ${files.length} test files (${engine})\n`);
 mkdirSync(join(root, 'test-output'), { recursive: true });
+// The run's fixture cache (helpers/media.ts makeFixture): an MP4 fixture is encoded once per run and
+// copied to every test that asks for it. Removed when this process exits.
+const fixtureCache = mkdtempSync(join(tmpdir(), 'reelshelf-fixture-cache-'));
+process.on('exit', () => rmSync(fixtureCache, { recursive: true, force: true }));
 // Files run in parallel processes (2 cores); each test file owns its own temp data dir and port.
 const res = spawnSync(
   process.execPath,
@@ -368,10 +374,18 @@ const res = spawnSync(
       ...process.env,
       ...(postgres === null ? {} : postgres.env),
       REELSHELF_LOG_LEVEL: process.env.REELSHELF_LOG_LEVEL ?? 'silent',
+      REELSHELF_TEST_FIXTURE_CACHE: fixtureCache,
     },
   },
 );
 if (postgres !== null) await postgres.cluster.stop();
+const copies = existsSync(join(fixtureCache, 'copies'))
+  ? readFileSync(join(fixtureCache, 'copies'), 'utf8').split('\n').filter(Boolean).length
+  : 0;
+const encoded = readdirSync(fixtureCache).filter((f) => f !== 'copies').length;
+process.stdout.write(
+  `\n== fixture cache: ${encoded} MP4 fixtures encoded, ${copies} copies of them handed out\n`,
+);
 // A plain closing line that any CI reads, taken from the TAP summary written beside the spec output.
 const tap = readFileSync(join(root, 'test-output/tap.txt'), 'utf8');
 const count = (key) => Number(tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
