@@ -243,8 +243,8 @@ const NOT_ON_POSTGRES = [
 
 /**
  * The checks (type-check, lint, format, contract), started at once: each is one process on one core
- * and independent of the others, so on 2 cores they end in about half their sum (65 s one after the
- * other in CI). Each one's output is printed whole when it ends, never interleaved; the run stops
+ * and independent of the others, so on 2 idle cores they should end in about half their sum (65 s
+ * one after the other in CI; not yet measured on a quiet machine). Each one's output is printed whole when it ends, never interleaved; the run stops
  * after all have ended if any failed.
  */
 async function checks(list) {
