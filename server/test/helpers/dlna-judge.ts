@@ -278,31 +278,32 @@ async function attempt<T extends object>(
 // ---------------------------------------------------------------------------------------------
 // The checks
 
-/** Multicast searches from loopback, from the peer namespace, a unicast search, gssdp-discover. */
+/**
+ * Multicast searches from loopback, from the peer namespace, a unicast search, gssdp-discover. The
+ * searches at once: each has a socket (and a port) of its own, so its answers are its own, and each
+ * waits its fixed time (one after the other: ~10 s of waiting per target).
+ */
 export async function checkDiscovery(target: DlnaTarget) {
   const host = new URL(target.location).hostname;
-  const loopbackAll = await mSearch({ from: host, st: 'ssdp:all', mx: 1, waitMs: 2500 });
-  const loopbackMediaServer = await mSearch({ from: host, st: MEDIA_SERVER, mx: 1, waitMs: 2500 });
-  const loopbackRoot = await mSearch({ from: host, st: 'upnp:rootdevice', mx: 1, waitMs: 2500 });
-  // UDA 1.1: a search sent to the device's own address:1900, no MX, answered at once.
-  const unicast = await mSearch({ from: host, st: MEDIA_SERVER, unicastTo: host, waitMs: 1500 });
-  const peerArgv = inPeer([
-    process.execPath,
-    '--import',
-    'tsx',
-    'server/test/helpers/dlna-peer-search.ts',
-    '2500',
-    'ssdp:all',
-    MEDIA_SERVER,
-  ]);
-  const peerRun = await run(peerArgv[0] ?? 'nsenter', peerArgv.slice(1), {
-    timeout: 30_000,
-    env: process.env,
-  });
-  const peer = JSON.parse(peerRun.stdout.trim().split('\n').pop() ?? '{}') as {
-    refused?: string;
-    answers: (SearchAnswer & { searched: string })[];
-    fetched: Record<string, number>;
+  const peerSearch = async () => {
+    const peerArgv = inPeer([
+      process.execPath,
+      '--import',
+      'tsx',
+      'server/test/helpers/dlna-peer-search.ts',
+      '2500',
+      'ssdp:all',
+      MEDIA_SERVER,
+    ]);
+    const peerRun = await run(peerArgv[0] ?? 'nsenter', peerArgv.slice(1), {
+      timeout: 30_000,
+      env: process.env,
+    });
+    return JSON.parse(peerRun.stdout.trim().split('\n').pop() ?? '{}') as {
+      refused?: string;
+      answers: (SearchAnswer & { searched: string })[];
+      fetched: Record<string, number>;
+    };
   };
   const gssdp = async (argv: string[]) => {
     const { stdout } = await run(argv[0] ?? 'gssdp-discover', argv.slice(1), { timeout: 30_000 });
@@ -312,6 +313,16 @@ export async function checkDiscovery(target: DlnaTarget) {
     };
   };
   const gssdpArgs = (iface: string) => ['gssdp-discover', '-i', iface, '-t', MEDIA_SERVER, '-n', '3'];
+  const [loopbackAll, loopbackMediaServer, loopbackRoot, unicast, peer] = await Promise.all([
+    mSearch({ from: host, st: 'ssdp:all', mx: 1, waitMs: 2500 }),
+    mSearch({ from: host, st: MEDIA_SERVER, mx: 1, waitMs: 2500 }),
+    mSearch({ from: host, st: 'upnp:rootdevice', mx: 1, waitMs: 2500 }),
+    // UDA 1.1: a search sent to the device's own address:1900, no MX, answered at once.
+    mSearch({ from: host, st: MEDIA_SERVER, unicastTo: host, waitMs: 1500 }),
+    peerSearch(),
+  ]);
+  // gssdp-discover binds port 1900 itself: run beside the unicast search above, it took that search
+  // (a unicast datagram reaches one of the sockets sharing the port). So after them, one at a time.
   const gssdpLo = await gssdp(gssdpArgs('lo'));
   const gssdpPeer = await gssdp(inPeer(gssdpArgs(NETNS_ADDRESSES.peerLink)));
   return { loopbackAll, loopbackMediaServer, loopbackRoot, unicast, peer, gssdpLo, gssdpPeer };
@@ -794,20 +805,23 @@ export async function judgeDlnaServer(target: DlnaTarget, options: JudgeOptions)
     checkSearch(client, 'searchCaps' in actions ? actions.searchCaps : '', target.titleWord),
   );
   const direct = await attempt(() => checkDirectRes(needWalk(), target));
-  const vlcDirect = await attempt(async () => {
-    const res = videoRes(needWalk(), target.directTitle);
-    if (res === undefined) throw new Error(`no video res for "${target.directTitle}"`);
-    return checkVlcPlays(res.url, options.vlcSeconds);
-  });
+  // VLC on the direct file and on the conversion at once: each plays its own URL for vlcSeconds of
+  // real time (twice), so one after the other they only waited twice as long.
   const conversionTitle = target.conversionTitle;
-  const vlcConversion =
+  const [vlcDirect, vlcConversion] = await Promise.all([
+    attempt(async () => {
+      const res = videoRes(needWalk(), target.directTitle);
+      if (res === undefined) throw new Error(`no video res for "${target.directTitle}"`);
+      return checkVlcPlays(res.url, options.vlcSeconds);
+    }),
     conversionTitle === undefined
       ? null
-      : await attempt(async () => {
+      : attempt(async () => {
           const res = videoRes(needWalk(), conversionTitle, 'conversion');
           if (res === undefined) throw new Error(`no conversion res for "${conversionTitle}"`);
           return checkVlcPlays(res.url, options.vlcSeconds);
-        });
+        }),
+  ]);
   return {
     target: target.name,
     discovery,

@@ -1,6 +1,15 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundledToolPath, findOnPath } from '../../src/adapters/media-tools.ts';
 
@@ -301,7 +310,9 @@ const RECIPES: Record<Exclude<FixtureName, 'garbage.mkv' | 'truncated.mp4'>, (s:
 };
 
 /**
- * Writes fixture `name` to `path` (creating folders), `seconds` long.
+ * Writes fixture `name` to `path` (creating folders), `seconds` long. Under `npm test`
+ * (REELSHELF_TEST_FIXTURE_CACHE, a folder of the run's) a REPEATABLE fixture is made once per run and
+ * copied: the same bytes ffmpeg would write again, without the encode.
  * `garbage.mkv` is random-looking bytes; `truncated.mp4` is an H.264/AAC MP4 (index at the front)
  * cut to 40% of its size, as an interrupted download leaves it.
  */
@@ -320,8 +331,41 @@ export async function makeFixture(name: FixtureName, path: string, seconds = 2):
     writeFileSync(path, data.subarray(0, Math.floor(data.length * 0.4)));
     return path;
   }
+  const args = RECIPES[name](seconds);
+  const cache = process.env.REELSHELF_TEST_FIXTURE_CACHE ?? '';
+  if (cache !== '' && REPEATABLE.has(name)) {
+    const key = createHash('sha256')
+      .update(JSON.stringify([fixtureFfmpeg, args]))
+      .digest('hex')
+      .slice(0, 32);
+    const made = join(cache, `${key}${extname(name)}`);
+    if (!existsSync(made)) {
+      // Made beside under a name of its own, then renamed into place: a file made at the same time
+      // by another test process is never read half-written (the last rename wins; the bytes are equal).
+      const part = join(cache, `${key}.${process.pid}.${randomBytes(4).toString('hex')}${extname(name)}`);
+      mkdirSync(cache, { recursive: true });
+      await ffmpegFixture(args, part);
+      renameSync(part, made);
+    }
+    copyFileSync(made, path);
+    // One line per copy: npm test prints how many encodes the cache saved.
+    appendFileSync(join(cache, 'copies'), `${name}\n`);
+    return path;
+  }
+  await ffmpegFixture(args, path);
+  return path;
+}
+
+/**
+ * Fixtures whose recipe makes the same bytes every time (MP4 carries no random id and x264 is
+ * deterministic: checked with md5 over repeated runs). Matroska and WebM write a random segment UID,
+ * so two of those made alike still differ, as a test may expect of two files: they are always made.
+ */
+const REPEATABLE = new Set<FixtureName>(['h264_aac.mp4', 'h264_aac_long.mp4']);
+
+async function ffmpegFixture(args: string[], path: string): Promise<void> {
   try {
-    await run(fixtureFfmpeg, [...Q, ...RECIPES[name](seconds), path], { timeout: 120_000 });
+    await run(fixtureFfmpeg, [...Q, ...args, path], { timeout: 120_000 });
   } catch (err) {
     // One clear line instead of a spawn stack per test when the tool is absent.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -331,7 +375,6 @@ export async function makeFixture(name: FixtureName, path: string, seconds = 2):
     }
     throw err;
   }
-  return path;
 }
 
 /** Generates several fixtures in one folder, in parallel pairs (2 cores). */

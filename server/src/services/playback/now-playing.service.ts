@@ -6,8 +6,9 @@ import type { ListingChange } from '../../domain/library-listing/changes.ts';
 import type { TokenHolder } from '../../domain/playback-token.ts';
 import { AppError } from '../../errors.ts';
 import type { ActivePlayRepository } from '../../repositories/active-play.repository.ts';
-import type { PlayHistoryRepository, PlayHistoryRow } from '../../repositories/play-history.repository.ts';
+import type { PlayHistoryRepository } from '../../repositories/play-history.repository.ts';
 import { readCapabilities } from './edition-presenter.ts';
+import { historyItem, parseView, type Play, playKey, publicView } from './play-views.ts';
 
 /** How the bytes reach the player: the file itself, or a conversion (artifact or HLS). */
 export type PlayMode = 'direct' | 'converted';
@@ -82,24 +83,7 @@ export interface PlayReport {
 /** Told when an admin stops a play (the Jellyfin facade tells the app through its socket). */
 export type PlayStopListener = (stopped: { holder: TokenHolder; fileId: number }) => void;
 
-interface Play extends ActivePlay {
-  key: string;
-  /** The app and device, when the app reported the play itself. */
-  client: string | null;
-  holder: TokenHolder;
-  historyId: number;
-  lastSeenMs: number;
-  /** When the history row's updated_at was last written (written at most once a minute). */
-  writtenMs: number;
-  /** When its active_plays row was last written. */
-  publishedMs: number;
-}
-
 const MINUTE = 60_000;
-
-function playKey(holder: TokenHolder, fileId: number, device: string): string {
-  return `${holder.userId}|${holder.credential.kind}|${holder.credential.id ?? ''}|${fileId}|${device}`;
-}
 
 /**
  * Who plays what now, and each person's play history. Stream and HLS requests (after their token
@@ -505,52 +489,4 @@ export class NowPlayingService {
     }
     this.unpublish(gone);
   }
-}
-
-function publicView(play: Play): ActivePlay {
-  return {
-    id: play.id,
-    user_id: play.user_id,
-    user_name: play.user_name,
-    credential: play.credential,
-    media_file_id: play.media_file_id,
-    movie_id: play.movie_id,
-    title: play.title,
-    // An app's play names the app and device (and the reelshelf device its streams asked for).
-    device:
-      play.client === null || play.client === play.device ? play.device : `${play.client} (${play.device})`,
-    mode: play.mode,
-    conversion_speed: play.conversion_speed,
-    position_seconds: play.position_seconds,
-    duration_seconds: play.duration_seconds,
-    started_at: play.started_at,
-    last_seen_at: play.last_seen_at,
-  };
-}
-
-/** A play as its node wrote it (view_json), with the row's id; null when unreadable. */
-function parseView(json: string, id: number): ActivePlay | null {
-  try {
-    const view = JSON.parse(json) as ActivePlay;
-    return typeof view.user_id === 'number' && typeof view.media_file_id === 'number'
-      ? { ...view, id }
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-function historyItem(row: PlayHistoryRow): HistoryItem {
-  return {
-    id: row.id,
-    media_file_id: row.media_file_id,
-    movie_id: row.movie_id,
-    title: row.title,
-    device: row.device,
-    mode: row.mode,
-    started_at: row.started_at,
-    updated_at: row.updated_at,
-    position_seconds: row.position_seconds,
-    duration_seconds: row.duration_seconds,
-  };
 }
