@@ -74,6 +74,11 @@ export async function openPostgresDatabase(url: string, options: OpenOptions): P
   });
   // An idle pooled connection that the server ends (a restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor one a request holds: the pool listens only to idle ones, and a session the server ends while
+  // it is checked out (a restart, or an HLS owner frozen inside its announcement, ended by
+  // idle_in_transaction_session_timeout) emits 'error' at once. Its holder gets the error at its
+  // next statement, and the pool drops the connection when it is given back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const fail = async (reason: string): Promise<never> => {
     await db.destroy();

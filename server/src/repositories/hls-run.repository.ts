@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { sqlEngineOf } from '../db/sql-engine.ts';
 import type { HlsRunsTable, HlsSegmentsTable } from '../db/schema.ts';
 
 export type HlsRunRow = Selectable<HlsRunsTable>;
@@ -15,6 +16,15 @@ export interface HlsRunIdentity {
 }
 
 export { INIT_INDEX } from '../domain/hls/run-ownership.ts';
+
+/**
+ * PostgreSQL ends the session of a fencing transaction idle this long (its client frozen between two
+ * statements: SIGSTOP, a paused VM), so its lock on the run row goes and a take-over is never held
+ * behind a frozen owner (docs/database.md). Below the 5-s lease, so the take-over (which waits for
+ * the lease anyway) is not delayed; far above the milliseconds between two statements of a live owner,
+ * even on a loaded machine.
+ */
+const FROZEN_OWNER_MS = 3_000;
 
 /** The columns that say which presentation a run row is (written by whichever statement makes the row). */
 function identityColumns(run: HlsRunIdentity) {
@@ -215,8 +225,11 @@ export class HlsRunRepository {
   /**
    * Announces a finished segment (or init section: `INIT_INDEX`) its file written whole, fenced: the
    * run row is updated under the claim's epoch first (on PostgreSQL that locks it until the commit,
-   * so no take-over falls between the check and the insert), then the segment row is inserted.
+   * so no take-over falls between the check and the insert), then the segment row is inserted. An
+   * owner frozen in between loses its session after {@link FROZEN_OWNER_MS} (PostgreSQL), and with it
+   * the lock and the announcement.
    * @returns false when the claim was lost (nothing is written)
+   * @throws when the database failed it (a session ended so): nothing is written either
    */
   async announce(
     key: string,
@@ -224,6 +237,11 @@ export class HlsRunRepository {
     segment: { rendition: string; idx: number; bytes: number; fileName: string },
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      if (sqlEngineOf(trx) === 'postgres') {
+        await sql`SET LOCAL idle_in_transaction_session_timeout = ${sql.raw(String(FROZEN_OWNER_MS))}`.execute(
+          trx,
+        );
+      }
       const held = await trx
         .updateTable('hls_runs')
         .set((eb) => ({

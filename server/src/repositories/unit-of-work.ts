@@ -20,6 +20,14 @@ export interface UnitOfWorkOptions {
    * see a movie missing); SQLite: nothing to do, its one connection runs one transaction at a time.
    */
   exclusive?: string;
+  /**
+   * For a transaction that fences a job's or run's write (`assertHeld` first): PostgreSQL ends its
+   * session when it sits idle this long between statements (its process frozen: SIGSTOP, a paused
+   * VM), so the row lock the fence took does not hold every take-over of the job until the thaw.
+   * Only for transactions whose statements follow each other at once (never one that waits on a
+   * client or a long computation in between). SQLite: nothing to do (one process).
+   */
+  frozenAfterMs?: number;
 }
 
 /** A {@link UnitOfWork} on the database: `open` builds the repositories on the transaction. */
@@ -28,11 +36,16 @@ export function kyselyUnitOfWork<R>(
   open: (trx: Db) => R,
   options: UnitOfWorkOptions = {},
 ): UnitOfWork<R> {
-  const lock =
-    options.exclusive !== undefined && changeFeedOf(db)?.engine === 'postgres' ? options.exclusive : null;
+  const postgres = changeFeedOf(db)?.engine === 'postgres';
+  const lock = options.exclusive !== undefined && postgres ? options.exclusive : null;
+  const frozenAfterMs = postgres ? (options.frozenAfterMs ?? null) : null;
   return {
     transaction: (work) =>
       db.transaction().execute(async (trx) => {
+        if (frozenAfterMs !== null) {
+          const ms = sql.raw(String(Math.max(1, Math.round(frozenAfterMs))));
+          await sql`SET LOCAL idle_in_transaction_session_timeout = ${ms}`.execute(trx);
+        }
         if (lock !== null) await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(trx);
         return work(open(trx));
       }),

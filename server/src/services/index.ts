@@ -192,6 +192,13 @@ export interface ServiceDeps {
   watchTimings?: { quietMs?: number; checkMs?: number };
 }
 
+/**
+ * A fencing transaction (a job's check and its write together) whose process froze in the middle is
+ * ended by PostgreSQL after this long, so the job row it locked does not hold take-overs up: below the
+ * 5-s lease (a take-over waits for that anyway), above a slow rename on a network share in between.
+ */
+const FENCED_WRITE_FROZEN_MS = 3_000;
+
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
   const store = new DataStore(deps.config.dataDir);
@@ -307,8 +314,6 @@ export function buildServices(deps: ServiceDeps): Services {
   // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
   // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
-  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health).
-  jobs.reportLoad(() => ({ conversions: { in_use: slots.inUse, limit: deps.config.maxConversions } }));
   const playbackCache = new PlaybackCache({
     usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
     boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
@@ -316,6 +321,11 @@ export function buildServices(deps: ServiceDeps): Services {
   const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
+    fenced: kyselyUnitOfWork(
+      deps.db,
+      (trx) => ({ records: new ArtifactRepository(trx), jobs: new JobRepository(trx) }),
+      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
+    ),
     files: new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
@@ -348,9 +358,20 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     trickplay: { made: (fileId) => trickplay.reader.made(fileId) },
   });
+  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health),
+  // and this node's conversions with their speed (an api node tells its players how they go).
+  jobs.reportLoad(() => ({
+    conversions: { in_use: slots.inUse, limit: deps.config.maxConversions },
+    hls_runs: hls.publishedRuns(),
+  }));
   const trickplay = buildTrickplay({
     deps,
     rows: new TrickplayRows(deps.db),
+    fenced: kyselyUnitOfWork(
+      deps.db,
+      (trx) => ({ rows: new TrickplayRows(trx), jobs: new JobRepository(trx) }),
+      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
+    ),
     files: mediaFiles,
     keyframes: keyframeSource,
     paths,

@@ -123,6 +123,60 @@ function conversionSlotsOf(loadJson: string): { inUse: number; limit: number } |
 }
 
 /**
+ * A conversion a node runs for players, as its heartbeat publishes it in its load
+ * (`hls_runs`: JobRunner.reportLoad): what another node needs to tell its own players how it goes.
+ */
+export interface PublishedRun {
+  file_id: number;
+  device: string;
+  /** ffmpeg's last speed (1 = real time). */
+  speed: number;
+  /** How long it has run below real time when published; null when it keeps up. */
+  slow_ms: number | null;
+}
+
+/**
+ * The conversion of `fileId` for `device` that a live node other than `selfId` publishes, or null
+ * (none, or a load from a version that publishes none).
+ */
+export function publishedRunOf(
+  nodes: readonly ConverterNode[],
+  selfId: string,
+  fileId: number,
+  device: string,
+): PublishedRun | null {
+  for (const n of nodes) {
+    if (n.id === selfId) continue;
+    for (const run of publishedRuns(n.loadJson)) {
+      if (run.file_id === fileId && run.device === device) return run;
+    }
+  }
+  return null;
+}
+
+function publishedRuns(loadJson: string): PublishedRun[] {
+  let load: { hls_runs?: unknown };
+  try {
+    load = JSON.parse(loadJson) as { hls_runs?: unknown };
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(load.hls_runs)) return [];
+  return load.hls_runs.flatMap((raw: unknown) => {
+    if (typeof raw !== 'object' || raw === null) return [];
+    const r = raw as Record<string, unknown>;
+    const slow = r.slow_ms;
+    return typeof r.file_id === 'number' &&
+      typeof r.device === 'string' &&
+      typeof r.speed === 'number' &&
+      Number.isFinite(r.speed) &&
+      (slow === null || (typeof slow === 'number' && Number.isFinite(slow)))
+      ? [{ file_id: r.file_id, device: r.device, speed: r.speed, slow_ms: slow }]
+      : [];
+  });
+}
+
+/**
  * Why a node that converts may claim a run row now, or null: nobody holds it and a node asked for it
  * (`no_owner`), or its owner is gone (`lease_expired`, `process_gone`: jobs' take-over rule) while a
  * player still asks within the idle time or a prewarm pins it.

@@ -72,7 +72,7 @@ export function registerStreamRoutes(
         request,
         reply,
         target,
-        () => streams.isBuilding(target.jobId),
+        () => streams.isBuilding(target),
         async () => {
           const next = await streams.target(request.params.id, device).catch(() => null);
           return next?.kind === 'file' ? next : null;

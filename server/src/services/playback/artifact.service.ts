@@ -12,9 +12,10 @@ import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import type { PlaybackDecision, PlaybackPlan } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
 import { AppError, notFound } from '../../errors.ts';
-import type { JobContext, JobRunner } from '../../jobs/job-runner.ts';
+import { type JobContext, JobLeaseLostError, type JobRunner } from '../../jobs/job-runner.ts';
 import type { ArtifactRepository, ArtifactRow } from '../../repositories/artifact.repository.ts';
-import type { JobRow } from '../../repositories/job.repository.ts';
+import type { Fence, JobRepository, JobRow } from '../../repositories/job.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { LibraryFileRow, LibraryRepository } from '../../repositories/library.repository.ts';
 import { type ReadyArtifactIndex, sourceKeyOf } from './artifact-index.ts';
 import type { ConversionSlots } from './conversion-slots.ts';
@@ -25,7 +26,14 @@ import type { PlaybackCache } from './playback-cache.ts';
 
 export type ArtifactState =
   | { status: 'ready'; artifact: ArtifactRow }
-  | { status: 'building'; percent: number; jobId: number; artifact: ArtifactRow }
+  | {
+      status: 'building';
+      percent: number;
+      jobId: number;
+      /** The epoch of the build's run (the next claim's while it is queued): its part is the one to follow. */
+      epoch: number;
+      artifact: ArtifactRow;
+    }
   | { status: 'not_needed'; reason: string }
   | { status: 'not_ready'; reason: string }
   | { status: 'cancelled' };
@@ -61,6 +69,15 @@ export type ArtifactRecords = Pick<
   | 'delete'
 >;
 
+/**
+ * What a build writes when it ends, together with the check that it still holds its job (its
+ * epoch's fence: docs/cluster.md "Fencing").
+ */
+export interface ArtifactFencedWrites {
+  records: Pick<ArtifactRepository, 'finish'>;
+  jobs: Pick<JobRepository, 'assertHeld'>;
+}
+
 /** A media file with its root and analysis (`LibraryRepository.file`). */
 export type MediaFileLookup = Pick<LibraryRepository, 'file'>;
 
@@ -77,6 +94,8 @@ export interface ArtifactDeps {
   /** Set once the HLS engine exists (it needs this service first): prewarms go through it. */
   hls?: HlsPrewarmPort;
   records: ArtifactRecords;
+  /** A build's end (the rename into place, its row), in a transaction fenced by the build's epoch. */
+  fenced: UnitOfWork<ArtifactFencedWrites>;
   files: MediaFileLookup;
   jobs: ArtifactJobs;
   ffmpeg: { run(args: string[], options?: FfmpegRunOptions): Promise<void> };
@@ -124,8 +143,10 @@ export class ArtifactService {
   private hls: HlsPrewarmPort | undefined;
   /** Artifacts just made, kept through the clean their build asked for. */
   private readonly justMade = new Set<string>();
-  /** Other nodes' builds as their rows last said (isBuilding). */
-  private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean }>();
+  /** This node's builds: job id → the epoch of its run. */
+  private readonly builds = new Map<number, number>();
+  /** Other nodes' builds as their rows last said (isBuilding): running or queued, under which epoch. */
+  private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean; epoch: number }>();
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -155,16 +176,20 @@ export class ArtifactService {
       ...(this.deps.subscribeState === undefined ? {} : { subscribe: this.deps.subscribeState }),
     });
     await this.deps.store.ensure('artifacts');
-    const known = new Set((await repo.allKeys()).flatMap((k) => [partName(k), finalName(k)]));
+    // A row's file and its builds' parts (`<key>.mp4`, `<key>.<epoch>.part.mp4`: another node may be building).
+    const known = new Set(await repo.allKeys());
     for (const name of await this.deps.store.list('artifacts')) {
       // A leftover the store refuses to touch (a symlink someone put there) must not stop the start.
-      if (!known.has(name)) await this.deps.store.remove('artifacts', name).catch(() => undefined);
+      if (!known.has(keyOfName(name))) await this.deps.store.remove('artifacts', name).catch(() => undefined);
     }
   }
 
-  /** Where ffmpeg writes a build (a growing file that streams may already read). */
-  partPath(key: string): string {
-    return this.deps.store.resolve('artifacts', partName(key));
+  /**
+   * Where the build of `epoch` writes (a growing file that streams may already read): each run of a
+   * build job writes its own part, so a run presumed dead never writes into its successor's.
+   */
+  partPath(key: string, epoch: number): string {
+    return this.deps.store.resolve('artifacts', partName(key, epoch));
   }
 
   finalPath(key: string): string {
@@ -207,7 +232,14 @@ export class ArtifactService {
       const job = await this.deps.jobs.get(row.job_id);
       const percent =
         job === undefined || job.progress_total === 0 ? 0 : (job.progress_done / job.progress_total) * 100;
-      return { status: 'building', percent: Math.round(percent * 10) / 10, jobId: row.job_id, artifact: row };
+      const epoch = job === undefined ? 0 : runEpochOf(job);
+      return {
+        status: 'building',
+        percent: Math.round(percent * 10) / 10,
+        jobId: row.job_id,
+        epoch,
+        artifact: row,
+      };
     }
     if (row.status === 'ready') {
       return { status: 'not_ready', reason: 'The prepared file was removed; prepare it again.' };
@@ -268,18 +300,25 @@ export class ArtifactService {
     await this.deps.records.touch(key, isoNow(this.deps.clock));
   }
 
-  /** Whether the build job is queued or running, on this node or any other. */
-  async isBuilding(jobId: number): Promise<boolean> {
+  /**
+   * Whether the build job still runs under `epoch` (the run whose part a stream follows), on this node
+   * or any other: a build taken over by another node runs under a newer epoch, in another part.
+   */
+  async isBuilding(jobId: number, epoch: number): Promise<boolean> {
     // This node's own build is known without a query (a following stream asks every 50 ms); another
     // node's is read from its row, at most every REMOTE_BUILD_CHECK_MS per job.
-    if (this.deps.jobs.isActive(jobId)) return true;
+    const mine = this.builds.get(jobId);
+    if (mine !== undefined) return mine === epoch;
     const now = this.deps.clock.now().getTime();
-    const known = this.remoteBuilds.get(jobId);
-    if (known !== undefined && now - known.atMs < REMOTE_BUILD_CHECK_MS) return known.building;
-    const building = await this.buildingNow(jobId);
-    if (this.remoteBuilds.size >= 256) this.remoteBuilds.clear();
-    this.remoteBuilds.set(jobId, { atMs: now, building });
-    return building;
+    let known = this.remoteBuilds.get(jobId);
+    if (known === undefined || now - known.atMs >= REMOTE_BUILD_CHECK_MS) {
+      const job = await this.deps.jobs.get(jobId);
+      const building = job !== undefined && (job.status === 'queued' || job.status === 'running');
+      known = { atMs: now, building, epoch: job === undefined ? 0 : runEpochOf(job) };
+      if (this.remoteBuilds.size >= 256) this.remoteBuilds.clear();
+      this.remoteBuilds.set(jobId, known);
+    }
+    return known.building && known.epoch === epoch;
   }
 
   /** Whether the build job is queued or running now, here or on another node (its row). */
@@ -323,9 +362,11 @@ export class ArtifactService {
     const capabilities = this.deps.editions.capabilitiesOf(file);
     if (capabilities === null) throw new Error('the file has not been analysed');
     await this.deps.store.ensure('artifacts');
-    const part = this.partPath(key);
+    const part = this.partPath(key, ctx.epoch);
+    const fence: Fence = { id: ctx.jobId, epoch: ctx.epoch };
     const duration = capabilities.duration_seconds;
     ctx.progress(0, 1000);
+    this.builds.set(ctx.jobId, ctx.epoch);
     try {
       if (ctx.payload.via === 'hls' && this.hls !== undefined) {
         // Segments are the work (0–95 %); the remux from them takes seconds.
@@ -336,14 +377,14 @@ export class ArtifactService {
         try {
           const { video, audio, audioCodec } = prepared;
           // Written beside the part (a plain MP4 cannot be read while it grows), then moved in.
-          const remux = this.deps.store.resolve('artifacts', remuxName(key));
+          const remux = this.deps.store.resolve('artifacts', remuxName(key, ctx.epoch));
           await this.convert(
             buildRemuxFromHlsArgs({ video, audio, audioCodec, output: remux }),
             duration,
             ctx.signal,
             (p) => ctx.progress(950 + Math.min(49, Math.round(p / 2)), 1000),
           );
-          await this.deps.store.commit('artifacts', remuxName(key), partName(key));
+          await this.deps.store.commit('artifacts', remuxName(key, ctx.epoch), partName(key, ctx.epoch));
         } finally {
           prepared.release();
         }
@@ -355,9 +396,12 @@ export class ArtifactService {
           (p) => ctx.progress(Math.min(999, Math.round(p * 10)), 1000),
         );
       }
-      const size = (await this.deps.store.commit('artifacts', partName(key), finalName(key))).sizeBytes;
-      const now = isoNow(this.deps.clock);
-      await repo.finish(key, 'ready', { size_bytes: size, now });
+      // Renamed into place and recorded only while this run holds the job (a run presumed dead never).
+      const size = await this.fencedWrite(fence, async (records) => {
+        const made = await this.deps.store.commit('artifacts', partName(key, ctx.epoch), finalName(key));
+        await records.finish(key, 'ready', { size_bytes: made.sizeBytes, now: isoNow(this.deps.clock) });
+        return made.sizeBytes;
+      });
       this.deps.index.add(row.media_file_id, row.device, row.source_fingerprint);
       ctx.progress(1000, 1000);
       // The one cleaner of artifacts and segments, never removing what was just made.
@@ -369,33 +413,68 @@ export class ArtifactService {
       }
       return { key, size_bytes: size };
     } catch (err) {
-      // The clean-up must not hide why the build failed, nor leave the row 'building'.
-      await this.deps.store.remove('artifacts', partName(key)).catch(() => undefined);
-      await this.deps.store.remove('artifacts', remuxName(key)).catch(() => undefined);
+      // The clean-up must not hide why the build failed, nor leave the row 'building'. This run's own
+      // files only (its epoch's); another node holding the job now writes the row, not this run.
+      await this.deps.store.remove('artifacts', partName(key, ctx.epoch)).catch(() => undefined);
+      await this.deps.store.remove('artifacts', remuxName(key, ctx.epoch)).catch(() => undefined);
+      if (err instanceof JobLeaseLostError || ctx.signal.reason instanceof JobLeaseLostError) throw err;
       const now = isoNow(this.deps.clock);
       if (ctx.signal.aborted) {
         const shutdown = !(
           ctx.signal.reason instanceof Error && ctx.signal.reason.name === 'JobCancelledError'
         );
-        await repo.finish(key, shutdown ? 'failed' : 'cancelled', {
-          now,
-          error: shutdown ? 'interrupted: the server stopped during the build' : null,
-        });
+        await this.fencedWrite(fence, (records) =>
+          records.finish(key, shutdown ? 'failed' : 'cancelled', {
+            now,
+            error: shutdown ? 'interrupted: the server stopped during the build' : null,
+          }),
+        );
       } else {
-        await repo.finish(key, 'failed', { now, error: err instanceof Error ? err.message : String(err) });
+        const error = err instanceof Error ? err.message : String(err);
+        await this.fencedWrite(fence, (records) => records.finish(key, 'failed', { now, error }));
       }
       throw err;
+    } finally {
+      if (this.builds.get(ctx.jobId) === ctx.epoch) this.builds.delete(ctx.jobId);
     }
   }
 
+  /**
+   * A build whose node died (or was presumed dead) and that this node now holds: the parts of its
+   * earlier runs go, and its row says it was interrupted. Fenced like the build's own end: a node
+   * giving back a build it no longer holds (a zombie shutting down) touches neither the successor's
+   * part nor the row.
+   */
   private async recover(job: JobRow): Promise<void> {
-    const repo = this.deps.records;
-    const row = await repo.getByJob(job.id);
+    const row = await this.deps.records.getByJob(job.id);
     if (row === undefined) return;
-    await this.deps.store.remove('artifacts', partName(row.artifact_key)).catch(() => undefined);
-    await repo.finish(row.artifact_key, 'failed', {
-      now: isoNow(this.deps.clock),
-      error: 'interrupted: the server stopped during the build',
+    const key = row.artifact_key;
+    await this.fencedWrite({ id: job.id, epoch: job.epoch }, async (records) => {
+      for (const name of await this.deps.store.list('artifacts')) {
+        const epoch = buildEpochOf(name, key);
+        if (epoch !== null && epoch <= job.epoch)
+          await this.deps.store.remove('artifacts', name).catch(() => undefined);
+      }
+      await records.finish(key, 'failed', {
+        now: isoNow(this.deps.clock),
+        error: 'interrupted: the server stopped during the build',
+      });
+    }).catch((err: unknown) => {
+      if (!(err instanceof JobLeaseLostError)) throw err;
+    });
+  }
+
+  /**
+   * Runs `write` in a transaction that first checks the build still holds its job.
+   * @throws JobLeaseLostError when another node took the job over (nothing is written)
+   */
+  private fencedWrite<T>(
+    fence: Fence,
+    write: (records: ArtifactFencedWrites['records']) => Promise<T>,
+  ): Promise<T> {
+    return this.deps.fenced.transaction(async ({ jobs, records }) => {
+      await jobs.assertHeld(fence);
+      return write(records);
     });
   }
 
@@ -470,13 +549,33 @@ export class ArtifactService {
   }
 }
 
-function partName(key: string): string {
-  return `${key}.part.mp4`;
+/** Where the run of epoch `epoch` of a build writes (docs/cluster.md "Fencing"). */
+function partName(key: string, epoch: number): string {
+  return `${key}.${epoch}.part.mp4`;
 }
 
-/** Where a prewarm's remux writes before the file is whole. */
-function remuxName(key: string): string {
-  return `${key}.remux.mp4`;
+/** Where a prewarm's remux writes before the file is whole (its run's epoch, as the part). */
+function remuxName(key: string, epoch: number): string {
+  return `${key}.${epoch}.remux.mp4`;
+}
+
+/** The epoch of a build job's run: the current claim's, or the next claim's while it is queued. */
+function runEpochOf(job: JobRow): number {
+  return job.status === 'queued' ? job.epoch + 1 : job.epoch;
+}
+
+/** The artifact key a file of the area belongs to (its name up to the first dot). */
+function keyOfName(name: string): string {
+  return name.split('.')[0] ?? name;
+}
+
+/**
+ * The epoch of a build's part or remux file of artifact `key`, or null for any other file; the
+ * names before parts carried the epoch (`<key>.part.mp4`) count as epoch 0.
+ */
+function buildEpochOf(name: string, key: string): number | null {
+  const match = /^([0-9a-f]+)\.(?:(\d+)\.)?(?:part|remux)\.mp4$/.exec(name);
+  return match === null || match[1] !== key ? null : Number(match[2] ?? 0);
 }
 
 function finalName(key: string): string {

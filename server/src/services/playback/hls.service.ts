@@ -1,4 +1,5 @@
 import type { HlsContainer } from '../../domain/hls/hls-plan.ts';
+import type { PublishedRun } from '../../domain/hls/run-ownership.ts';
 import type { HlsSegment } from '../../domain/hls/segment-plan.ts';
 import { chooseSegmentSource } from '../../domain/playback/segment-source.ts';
 import { AppError } from '../../errors.ts';
@@ -397,9 +398,14 @@ export class HlsService {
     return this.runs.warnings(fileId, device);
   }
 
-  /** The speed (1 = real time) of the conversion running for this file and device, if one runs. */
+  /** The speed (1 = real time) of the conversion for this file and device, on this node or the one converting it. */
   speed(fileId: number, device: string): number | null {
     return this.runs.speed(fileId, device);
+  }
+
+  /** This node's conversions for players with their speed: published with its heartbeat for the other nodes. */
+  publishedRuns(): PublishedRun[] {
+    return this.runs.published();
   }
 
   /** Stops the conversion runs players of this file and device watch (an admin stopped the play). */

@@ -31,6 +31,8 @@ export type StreamTarget =
        */
       finishedSize: () => Promise<number | null>;
       jobId: number;
+      /** The epoch of the build's run whose part this follows (a take-over writes another part). */
+      epoch: number;
       contentType: string;
       artifactKey: string;
     };
@@ -148,7 +150,8 @@ export class StreamService {
     }
     if (state.status === 'building') {
       const key = state.artifact.artifact_key;
-      const part = this.store.locate('artifacts', this.artifacts.partPath(key));
+      // The part of the build's current run (each run of a build job writes its own).
+      const part = this.store.locate('artifacts', this.artifacts.partPath(key, state.epoch));
       const final = this.store.locate('artifacts', this.artifacts.finalPath(key));
       if (part === null || final === null) throw new Error(`artifact ${key} lies outside the artifacts area`);
       return {
@@ -157,6 +160,7 @@ export class StreamService {
         finishedSize: async () =>
           (await this.store.stat('artifacts', final).catch(() => null))?.sizeBytes ?? null,
         jobId: state.jobId,
+        epoch: state.epoch,
         contentType: 'video/mp4',
         artifactKey: state.artifact.artifact_key,
       };
@@ -168,7 +172,8 @@ export class StreamService {
     });
   }
 
-  isBuilding(jobId: number): Promise<boolean> {
-    return this.artifacts.isBuilding(jobId);
+  /** Whether the build a growing target follows still runs (under the epoch whose part it reads). */
+  isBuilding(target: { jobId: number; epoch: number }): Promise<boolean> {
+    return this.artifacts.isBuilding(target.jobId, target.epoch);
   }
 }

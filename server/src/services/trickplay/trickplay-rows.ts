@@ -4,8 +4,21 @@ import type { TrickplayRow, TrickplaySourceFacts } from '../../repositories/tric
 import type { TrickplayPayload } from './trickplay-set-maker.ts';
 import type { TrickplayMade, TrickplayStatus } from './trickplay-ports.ts';
 
-export function partOf(fileId: number, jobId: number): string {
-  return `${fileId}/${jobId}.part`;
+/**
+ * The part folder of one run of a trickplay job: named by the job and its epoch (docs/cluster.md
+ * "Fencing"), so a run presumed dead and the run that took the job over never write the same files.
+ */
+export function partOf(fileId: number, jobId: number, epoch: number): string {
+  return `${fileId}/${jobId}.${epoch}.part`;
+}
+
+/**
+ * The epoch of `folder` (a name inside a file's folder) when it is a part folder of job `jobId`, else
+ * null; `<job>.part`, the name before part folders carried the epoch, counts as epoch 0.
+ */
+export function partEpoch(folder: string, jobId: number): number | null {
+  const match = new RegExp(`^${jobId}\\.(?:(\\d+)\\.)?part$`).exec(folder);
+  return match === null ? null : Number(match[1] ?? 0);
 }
 
 export function sourceFacts(file: {

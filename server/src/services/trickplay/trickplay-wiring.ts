@@ -10,11 +10,12 @@ import type { Config } from '../../config.ts';
 import type { JobRunner } from '../../jobs/job-runner.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import type { TrickplayRepository } from '../../repositories/trickplay.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { MediaPathService } from '../library/media-path.service.ts';
 import type { ConversionSlots } from '../playback/conversion-slots.ts';
 import type { KeyframeSource } from '../playback/hls/presentation-registry.ts';
 import type { TrickplayReader } from './trickplay-ports.ts';
-import { TrickplayService } from './trickplay.service.ts';
+import { type TrickplayFencedWrites, TrickplayService } from './trickplay.service.ts';
 import { type TrickplayServingDeps, TrickplayServingService } from './trickplay-serving.service.ts';
 
 export interface TrickplayWiring {
@@ -26,6 +27,8 @@ export interface TrickplayWiring {
     trickplayReader?: TrickplayReader | undefined;
   };
   rows: TrickplayRepository;
+  /** The job's writes, fenced by its epoch (the row and the rename in one checked transaction). */
+  fenced: UnitOfWork<TrickplayFencedWrites>;
   files: MediaFileRepository;
   keyframes: KeyframeSource;
   paths: MediaPathService;
@@ -48,6 +51,7 @@ export function buildTrickplay(wiring: TrickplayWiring): {
     ffmpegAvailable: tools.ffmpeg.available,
     mode: config.trickplayMode,
     rows: wiring.rows,
+    fenced: wiring.fenced,
     files: wiring.files,
     keyframes: wiring.keyframes,
     paths: wiring.paths,

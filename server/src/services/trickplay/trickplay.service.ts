@@ -3,9 +3,15 @@
  * kind (one film at a time, at the lowest priority, paused while a viewer's conversion runs), the
  * row per media file, the sets on disk, and the reader every surface serves from (trickplay-ports.ts).
  *
- * A set is built in `trickplay/<file>/<job>.part/` (ffmpeg's sheets, then the Roku re-cut and the
- * BIF made from them with sharp) and renamed to `trickplay/<file>/<job>/` in one step; the row is
- * then recorded, and only after that the previous set removed: a reader never sees half a set.
+ * A set is built in `trickplay/<file>/<job>.<epoch>.part/` (ffmpeg's sheets, then the Roku re-cut
+ * and the BIF made from them) and renamed to `trickplay/<file>/<job>/` in one step; the row is then
+ * recorded, and only after that the previous set removed: a reader never sees half a set.
+ *
+ * Fenced (docs/cluster.md "Fencing"): the part folder carries the run's epoch, so a run presumed dead
+ * (a frozen node, thawed) and the run that took its job over never write the same files; the rename
+ * and every write of the row happen inside a transaction that first checks the job is still held
+ * under that epoch (`assertHeld`: on PostgreSQL it locks the job row until the commit, so no take-over
+ * falls in between). A run that lost its job removes its part folder and writes nothing else.
  */
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { DataStore, StoredFile } from '../../adapters/data-store.ts';
@@ -14,13 +20,19 @@ import { sheetCount } from '../../domain/trickplay/geometry.ts';
 import { conversionsBusy, queueDecision } from '../../domain/trickplay/making.ts';
 import type { SheetMode } from '../../domain/trickplay/sheet-command.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { JobCancelledError, type JobContext, type JobRunner } from '../../jobs/job-runner.ts';
-import type { JobRow } from '../../repositories/job.repository.ts';
+import {
+  JobCancelledError,
+  type JobContext,
+  JobLeaseLostError,
+  type JobRunner,
+} from '../../jobs/job-runner.ts';
+import type { Fence, JobRepository, JobRow } from '../../repositories/job.repository.ts';
 import type { MediaFileRepository } from '../../repositories/media-file.repository.ts';
 import type { TrickplayRepository } from '../../repositories/trickplay.repository.ts';
+import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { ConversionSlots } from '../playback/conversion-slots.ts';
 import { readCapabilities } from '../playback/edition-presenter.ts';
-import { madeOf, parsePayload, partOf, sourceFacts, statusOf } from './trickplay-rows.ts';
+import { madeOf, parsePayload, partEpoch, partOf, sourceFacts, statusOf } from './trickplay-rows.ts';
 import type { TrickplayMade, TrickplayReader, TrickplayStatus, TrickplayVariant } from './trickplay-ports.ts';
 import {
   failureReason,
@@ -38,16 +50,21 @@ export interface TrickplayDeps extends Omit<SetMakerDeps, 'pause' | 'store'> {
   ffmpegAvailable: boolean;
   /** REELSHELF_TRICKPLAY_MODE: the mode of queued jobs (a POST may ask for another). */
   mode: SheetMode;
-  rows: Pick<
-    TrickplayRepository,
-    'get' | 'getMany' | 'folders' | 'queue' | 'begin' | 'markReady' | 'markFailed' | 'abandon' | 'candidates'
-  >;
+  rows: Pick<TrickplayRepository, 'get' | 'getMany' | 'folders' | 'queue' | 'candidates'>;
+  /** The writes of a running job, each in a transaction fenced by the job's epoch (its row, the rename). */
+  fenced: UnitOfWork<TrickplayFencedWrites>;
   files: Pick<MediaFileRepository, 'getWithRoot'>;
   store: SetMakerDeps['store'] & Pick<DataStore, 'commitFolder' | 'listFolders' | 'usage'>;
   jobs: Pick<JobRunner, 'register' | 'enqueue'>;
   /** The viewers' conversions: trickplay pauses while one holds or waits for a slot. */
   slots: Pick<ConversionSlots, 'inUse' | 'queued' | 'onChange'>;
   clock: Clock;
+}
+
+/** What a running trickplay job writes, together with the check that it still holds its job. */
+export interface TrickplayFencedWrites {
+  rows: Pick<TrickplayRepository, 'begin' | 'markReady' | 'markFailed' | 'abandon'>;
+  jobs: Pick<JobRepository, 'assertHeld'>;
 }
 
 const AREA = 'trickplay';
@@ -241,53 +258,84 @@ export class TrickplayService implements TrickplayReader {
     return [...this.active.values()];
   }
 
-  /** A job the process died in: its part folder goes, and its row is as before the attempt. */
+  /**
+   * A job whose node died (or was presumed dead) and that this node now holds: the part folders of
+   * its earlier runs go (whatever a thawed run still writes there it removes itself), and its row is
+   * as before the attempt. Fenced like the job's own writes: a node giving back a job it no longer
+   * holds (a zombie shutting down) touches neither the successor's part nor its row.
+   */
   private async recover(job: JobRow): Promise<void> {
     const payload = parsePayload(job.payload_json);
     if (payload === null) return;
-    await this.deps.store.removeFolder(AREA, partOf(payload.fileId, job.id)).catch(() => undefined);
-    await this.deps.rows.abandon(payload.fileId, job.id, isoNow(this.deps.clock));
+    const { store } = this.deps;
+    const folder = String(payload.fileId);
+    await this.fencedWrite({ id: job.id, epoch: job.epoch }, async (rows) => {
+      for (const name of await store.listFolders(AREA, folder).catch(() => [])) {
+        const epoch = partEpoch(name, job.id);
+        if (epoch !== null && epoch <= job.epoch)
+          await store.removeFolder(AREA, `${folder}/${name}`).catch(() => undefined);
+      }
+      await rows.abandon(payload.fileId, job.id, isoNow(this.deps.clock));
+    }).catch((err: unknown) => {
+      if (!(err instanceof JobLeaseLostError)) throw err;
+    });
+  }
+
+  /**
+   * Runs `write` in a transaction that first checks this run still holds its job.
+   * @throws JobLeaseLostError when another node took the job over (nothing is written)
+   */
+  private fencedWrite<T>(fence: Fence, write: (w: TrickplayFencedWrites['rows']) => Promise<T>): Promise<T> {
+    return this.deps.fenced.transaction(async ({ jobs, rows }) => {
+      await jobs.assertHeld(fence);
+      return write(rows);
+    });
   }
 
   // ── Making ────────────────────────────────────────────────────────────────────────────────────
 
   private async run(ctx: JobContext<TrickplayPayload>): Promise<unknown> {
     const { fileId, mode } = ctx.payload;
-    const { rows, clock, store } = this.deps;
+    const { clock, store } = this.deps;
+    const fence: Fence = { id: ctx.jobId, epoch: ctx.epoch };
     const file = await this.deps.files.getWithRoot(fileId);
     // Gone with its root since it was queued: nothing to make, nothing to record.
     if (file === undefined) return { file_id: fileId, skipped: 'the file is gone' };
-    const before = await rows.get(fileId);
+    const before = await this.deps.rows.get(fileId);
+    const previous = before === undefined ? null : madeOf(before);
+    if (previous?.generation === ctx.jobId) {
+      // A run of this job made and recorded the set, then lost the job before its end (taken over).
+      return this.result(previous);
+    }
     const source = sourceFacts(file);
-    await rows.begin(fileId, ctx.jobId, mode, source, isoNow(clock));
-    const part = partOf(fileId, ctx.jobId);
+    await this.fencedWrite(fence, (rows) => rows.begin(fileId, ctx.jobId, mode, source, isoNow(clock)));
+    const part = partOf(fileId, ctx.jobId, ctx.epoch);
     this.active.set(ctx.jobId, part);
     try {
       const made = await this.maker.make(ctx, file, part);
       const setFolder = `${fileId}/${ctx.jobId}`;
-      await store.commitFolder(AREA, part, setFolder);
-      const recorded = await rows.markReady(
-        fileId,
-        ctx.jobId,
-        mode,
-        {
-          generation: ctx.jobId,
-          interval_ms: made.layout.intervalMs,
-          thumbnail_width: made.layout.thumbnailWidth,
-          thumbnail_height: made.layout.thumbnailHeight,
-          tile_width: made.layout.tileWidth,
-          tile_height: made.layout.tileHeight,
-          thumbnail_count: made.layout.thumbnailCount,
-          sheet_bytes_json: JSON.stringify(made.sheetBytes),
-          roku_tile_width: made.roku.tileWidth,
-          roku_tile_height: made.roku.tileHeight,
-          roku_sheet_bytes_json: JSON.stringify(made.rokuSheetBytes),
-          bif_bytes: made.bifBytes,
-          made_at: isoNow(clock),
-        },
-        source,
-        isoNow(clock),
-      );
+      const columns = {
+        generation: ctx.jobId,
+        interval_ms: made.layout.intervalMs,
+        thumbnail_width: made.layout.thumbnailWidth,
+        thumbnail_height: made.layout.thumbnailHeight,
+        tile_width: made.layout.tileWidth,
+        tile_height: made.layout.tileHeight,
+        thumbnail_count: made.layout.thumbnailCount,
+        sheet_bytes_json: JSON.stringify(made.sheetBytes),
+        roku_tile_width: made.roku.tileWidth,
+        roku_tile_height: made.roku.tileHeight,
+        roku_sheet_bytes_json: JSON.stringify(made.rokuSheetBytes),
+        bif_bytes: made.bifBytes,
+        made_at: isoNow(clock),
+      };
+      // The rename and the row, only while this run holds the job: a run presumed dead renames nothing.
+      const recorded = await this.fencedWrite(fence, async (rows) => {
+        // A set folder of this job that no row records: an earlier run's, renamed by a commit that failed.
+        await store.removeFolder(AREA, setFolder);
+        await store.commitFolder(AREA, part, setFolder);
+        return rows.markReady(fileId, ctx.jobId, mode, columns, source, isoNow(clock));
+      });
       // The previous set goes once the new one is recorded (a reader may still fetch it until then).
       const old = before?.generation ?? null;
       if (!recorded) await store.removeFolder(AREA, setFolder).catch(() => undefined);
@@ -302,19 +350,33 @@ export class TrickplayService implements TrickplayReader {
         sheets: made.sheetBytes.length,
       };
     } catch (err) {
+      // This run's own part (its epoch's): never another run's, never renamed once the job is lost.
       await store.removeFolder(AREA, part).catch(() => undefined);
+      // Another node holds the job: the row is its run's now; nothing of this one lands.
+      if (err instanceof JobLeaseLostError || ctx.signal.reason instanceof JobLeaseLostError) throw err;
       if (ctx.signal.aborted || err instanceof JobCancelledError) {
-        await rows.abandon(fileId, ctx.jobId, isoNow(clock));
+        await this.fencedWrite(fence, (rows) => rows.abandon(fileId, ctx.jobId, isoNow(clock)));
         throw err;
       }
       const reason = failureReason(err);
-      await rows.markFailed(fileId, ctx.jobId, reason, source, isoNow(clock));
+      await this.fencedWrite(fence, (rows) =>
+        rows.markFailed(fileId, ctx.jobId, reason, source, isoNow(clock)),
+      );
       const old = before?.generation ?? null;
       if (old !== null) await store.removeFolder(AREA, `${fileId}/${old}`).catch(() => undefined);
       throw new TrickplayFailure(reason);
     } finally {
       this.active.delete(ctx.jobId);
     }
+  }
+
+  private result(made: TrickplayMade): unknown {
+    return {
+      file_id: made.fileId,
+      generation: made.generation,
+      thumbnails: made.layout.thumbnailCount,
+      sheets: made.sheetBytes.length,
+    };
   }
 }
 

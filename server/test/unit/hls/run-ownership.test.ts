@@ -8,6 +8,7 @@ import {
   firstMissingFrom,
   otherConverters,
   type OtherConverters,
+  publishedRunOf,
   type RemoteSegmentAction,
   remoteSegmentAction,
   type RunRowView,
@@ -246,4 +247,47 @@ describe('fencing: only the current epoch writes', () => {
     assert.equal(claimLost({ epoch: 3 }, 2), true);
     assert.equal(claimLost(undefined, 2), true);
   });
+});
+
+describe('publishedRunOf: the speed of a conversion another node runs, from its heartbeat load', () => {
+  const load = (runs: unknown) => JSON.stringify({ conversions: { in_use: 1, limit: 1 }, hls_runs: runs });
+  const slow = { file_id: 7, device: 'web', speed: 0.5, slow_ms: 4_000 };
+  const cases: { name: string; nodes: { id: string; loadJson: string }[]; want: unknown }[] = [
+    { name: 'the worker converting it', nodes: [{ id: 'w', loadJson: load([slow]) }], want: slow },
+    {
+      name: 'keeping up: no slow time',
+      nodes: [{ id: 'w', loadJson: load([{ ...slow, speed: 1.4, slow_ms: null }]) }],
+      want: { ...slow, speed: 1.4, slow_ms: null },
+    },
+    { name: 'this node itself is not asked', nodes: [{ id: 'self', loadJson: load([slow]) }], want: null },
+    { name: 'another device', nodes: [{ id: 'w', loadJson: load([{ ...slow, device: 'tv' }]) }], want: null },
+    { name: 'another film', nodes: [{ id: 'w', loadJson: load([{ ...slow, file_id: 8 }]) }], want: null },
+    {
+      name: 'the first node that has it, past ones that do not',
+      nodes: [
+        { id: 'w1', loadJson: load([]) },
+        { id: 'w2', loadJson: load([slow]) },
+      ],
+      want: slow,
+    },
+    {
+      name: 'an older version publishes no runs',
+      nodes: [{ id: 'w', loadJson: '{"conversions":{}}' }],
+      want: null,
+    },
+    { name: 'a load that is not JSON', nodes: [{ id: 'w', loadJson: 'not json' }], want: null },
+    {
+      name: 'malformed entries are skipped',
+      nodes: [
+        { id: 'w', loadJson: load([{ file_id: '7', device: 'web', speed: 0.5, slow_ms: null }, null, slow]) },
+      ],
+      want: slow,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const nodes = c.nodes.map((n) => ({ ...n, role: 'worker' }));
+      assert.deepEqual(publishedRunOf(nodes, 'self', 7, 'web'), c.want);
+    });
+  }
 });

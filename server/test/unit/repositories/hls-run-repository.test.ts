@@ -3,9 +3,11 @@
 // which runs a node still holds, the cache's removal takes the rows along.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import type { OpenedDatabase } from '../../../src/db/database.ts';
 import { HlsRunRepository, INIT_INDEX } from '../../../src/repositories/hls-run.repository.ts';
 import { openTestDatabase } from '../../helpers/test-database.ts';
+import { within } from '../../helpers/wait.ts';
 
 const NOW = 1_700_000_000_000;
 const run = (key: string) => ({ key, fileId: 1, device: 'web', burn: null, forPrewarm: false });
@@ -113,4 +115,66 @@ describe('HlsRunRepository', () => {
     await repo.forget('k5', NOW + 10_000);
     assert.equal(await repo.get('k5'), undefined);
   });
+
+  it('an owner frozen inside its announcement does not hold the take-over up (PostgreSQL: its session ends)', async (t) => {
+    if (opened.engine !== 'postgres') {
+      t.skip('SQLite has one node: no other process waits on its lock');
+      return;
+    }
+    // The zombie's statements pause after its fencing UPDATE, as a process stopped between the
+    // transaction's statements (SIGSTOP, a paused VM) would: its row lock is held meanwhile.
+    const frozen = { armed: false, reached: gate(), thaw: gate() };
+    const updates = new WeakSet<object>();
+    const freezer: KyselyPlugin = {
+      transformQuery(args) {
+        if (args.node.kind === 'UpdateQueryNode') updates.add(args.queryId);
+        return args.node;
+      },
+      async transformResult(args) {
+        if (frozen.armed && updates.has(args.queryId)) {
+          frozen.armed = false;
+          frozen.reached.open();
+          await frozen.thaw.opened;
+        }
+        return args.result;
+      },
+    };
+    const zombie = new HlsRunRepository(opened.db.withPlugin(freezer));
+    const now = Date.now();
+    assert.ok(await zombie.claim(run('k6'), 'node-z', now, now + 300, 0));
+    frozen.armed = true;
+    const announcing = zombie
+      .announce('k6', 1, { rendition: 'v', idx: 0, bytes: 1, fileName: '0.1.m4s' })
+      .then(
+        (landed) => ({ landed, error: null }),
+        (error: unknown) => ({ landed: false, error }),
+      );
+    try {
+      await within(frozen.reached.opened, 5_000, () => "the zombie's fencing update");
+      await new Promise((resolve) => setTimeout(resolve, 400)); // its lease runs out
+      const startedAt = Date.now();
+      const taken = await within(
+        repo.claim(run('k6'), 'node-s', Date.now(), Date.now() + 5_000, 0),
+        8_000,
+        () => "the take-over, held behind the frozen owner's lock",
+      );
+      const waitedMs = Date.now() - startedAt;
+      t.diagnostic(`the take-over waited ${waitedMs} ms for the frozen owner's lock`);
+      assert.equal(taken?.epoch, 2, 'taken over');
+      assert.ok(waitedMs < 4_500, `within the lease, not the freeze (${waitedMs} ms)`);
+    } finally {
+      frozen.thaw.open();
+    }
+    // Thawed, its announcement does not land (its session was ended: the transaction rolled back).
+    const outcome = await announcing;
+    assert.equal(outcome.landed, false, String(outcome.error));
+    assert.deepEqual(await repo.segments('k6'), []);
+    assert.equal((await repo.get('k6'))?.owner_node, 'node-s');
+  });
 });
+
+function gate(): { open: () => void; opened: Promise<void> } {
+  let open = (): void => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}

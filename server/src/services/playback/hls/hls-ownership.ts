@@ -4,6 +4,8 @@ import {
   INIT_INDEX,
   otherConverters,
   type OtherConverters,
+  publishedRunOf,
+  type PublishedRun,
   type RunRowView,
 } from '../../../domain/hls/run-ownership.ts';
 import type { HlsRunRepository, HlsRunRow } from '../../../repositories/hls-run.repository.ts';
@@ -117,6 +119,14 @@ export class HlsOwnership {
       this.deps.peers().map((n) => ({ id: n.id, role: n.role, loadJson: n.load_json })),
       self,
     );
+  }
+
+  /** The conversion of this file and device another live node runs, as its last heartbeat said. */
+  publishedRun(fileId: number, device: string): PublishedRun | null {
+    const self = this.deps.node();
+    if (self === null) return null;
+    const nodes = this.deps.peers().map((n) => ({ id: n.id, role: n.role, loadJson: n.load_json }));
+    return publishedRunOf(nodes, self.id, fileId, device);
   }
 
   /** The owner of a row, when it is a live node's row (for the gone-process check). */

@@ -1,5 +1,6 @@
 import type { FfmpegRunOptions } from '../../../adapters/ffmpeg.ts';
 import { buildHlsRunArgs } from '../../../domain/hls/hls-command.ts';
+import type { PublishedRun } from '../../../domain/hls/run-ownership.ts';
 import { AppError } from '../../../errors.ts';
 import type { ConversionSlot, ConversionSlots } from '../conversion-slots.ts';
 import type { HlsOwnership } from './hls-ownership.ts';
@@ -244,14 +245,27 @@ export class HlsRuns {
   /** One finished segment (or init section) of a run: stored, announced (fenced), its waiters woken. */
   private async stored(p: Presentation, job: Run, rendition: string, name: string, bytes: Buffer) {
     if (job.claimLost) return;
-    const announced = await this.deps.segments.put(
-      p,
-      job.epoch,
-      rendition,
-      name,
-      bytes,
-      (fileName, index, size) => this.deps.ownership.announce(p, job.epoch, rendition, index, size, fileName),
-    );
+    let announced: boolean;
+    try {
+      announced = await this.deps.segments.put(
+        p,
+        job.epoch,
+        rendition,
+        name,
+        bytes,
+        (fileName, index, size) =>
+          this.deps.ownership.announce(p, job.epoch, rendition, index, size, fileName),
+      );
+    } catch (err) {
+      // Not written or not announced (a full disk, the database unreachable, the session of an owner
+      // frozen inside its announcement ended): the run stops with the reason instead of making
+      // segments nobody is told of (and the collector's chain never rejects unheard).
+      if (!job.ended && !job.abort.signal.aborted) {
+        job.error ??= `a segment could not be stored: ${err instanceof Error ? err.message : String(err)}`;
+        job.abort.abort(err);
+      }
+      return;
+    }
     if (!announced) {
       // Refused: another node holds the run under a newer epoch. This one must stop writing.
       if (p.claim?.epoch === job.epoch) this.claimLost(p);
@@ -289,14 +303,34 @@ export class HlsRuns {
     }
   }
 
-  /** The speed (1 = real time) of the conversion running for this file and device, if one runs. */
+  /**
+   * The speed (1 = real time) of the conversion running for this file and device, if one runs: on
+   * this node, else on the node that converts it (its heartbeat publishes it: an api node's players).
+   */
   speed(fileId: number, device: string): number | null {
     for (const p of this.deps.presentations.all()) {
       if (p.fileId !== fileId || p.device !== device) continue;
       const job = p.job;
       if (job !== null && !job.ended && job.speed !== null) return job.speed;
     }
-    return null;
+    return this.deps.ownership.publishedRun(fileId, device)?.speed ?? null;
+  }
+
+  /** This node's conversions for players with their speed, for its heartbeat (`hls_runs` of its load). */
+  published(): PublishedRun[] {
+    const now = this.deps.now();
+    const out: PublishedRun[] = [];
+    for (const p of this.deps.presentations.all()) {
+      const job = p.job;
+      if (job === null || job.ended || job.speed === null) continue;
+      out.push({
+        file_id: p.fileId,
+        device: p.device,
+        speed: job.speed,
+        slow_ms: job.slowSince === null ? null : now - job.slowSince,
+      });
+    }
+    return out;
   }
 
   /**
@@ -314,18 +348,26 @@ export class HlsRuns {
     await Promise.all(runs);
   }
 
-  /** Warnings for a player of this file and device (a conversion that cannot keep up). */
+  /**
+   * Warnings for a player of this file and device (a conversion that cannot keep up): this node's
+   * run, else the one another node runs for it (as its heartbeat published it).
+   */
   warnings(fileId: number, device: string): string[] {
     const out: string[] = [];
+    let local = false;
     for (const p of this.deps.presentations.all()) {
       if (p.fileId !== fileId || p.device !== device) continue;
       const job = p.job;
-      if (job === null || job.ended || job.slowSince === null) continue;
-      if (this.deps.now() - job.slowSince >= this.deps.slowWarningMs) {
-        out.push(
-          `The conversion runs at ${job.speed?.toFixed(2) ?? '?'}x real time on this server: playback will pause to wait for it. Prepare the film ahead (prewarm) or choose a device that plays the file directly.`,
-        );
+      if (job === null || job.ended) continue;
+      local = true;
+      if (job.slowSince !== null && this.deps.now() - job.slowSince >= this.deps.slowWarningMs) {
+        out.push(slowWarning(job.speed, 'on this server'));
       }
+    }
+    if (local) return out;
+    const remote = this.deps.ownership.publishedRun(fileId, device);
+    if (remote !== null && remote.slow_ms !== null && remote.slow_ms >= this.deps.slowWarningMs) {
+      out.push(slowWarning(remote.speed, 'on the server converting it'));
     }
     return out;
   }
@@ -352,4 +394,9 @@ export class HlsRuns {
     }
     await this.deps.ownership.settled();
   }
+}
+
+/** What a player is told of a conversion that runs below real time (`where` it runs). */
+function slowWarning(speed: number | null, where: string): string {
+  return `The conversion runs at ${speed?.toFixed(2) ?? '?'}x real time ${where}: playback will pause to wait for it. Prepare the film ahead (prewarm) or choose a device that plays the file directly.`;
 }

@@ -34,6 +34,7 @@ export class HlsSegmentStore {
    * Stores one finished segment (`<n>.m4s`) or init section (`init.mp4`) of a run, unless it is
    * announced already, and announces it.
    * @returns false when the announcement was refused (the claim was lost: the file is removed)
+   * @throws when the file could not be written or the announcement failed (the file is removed)
    */
   async put(
     p: Presentation,
@@ -50,10 +51,14 @@ export class HlsSegmentStore {
     const fileName = isInit ? `init.${epoch}.mp4` : `${index}.${epoch}.m4s`;
     const path = `${p.key}/${rendition}/${fileName}`;
     await this.store.writeAtomic('segments', path, bytes);
-    if (!(await announce(fileName, index, bytes.length))) {
-      await this.store.remove('segments', path).catch(() => undefined);
-      return false;
+    let announced = false;
+    try {
+      announced = await announce(fileName, index, bytes.length);
+    } finally {
+      // Refused, or failed: a file nobody is told of does not stay.
+      if (!announced) await this.store.remove('segments', path).catch(() => undefined);
     }
+    if (!announced) return false;
     if (isInit) p.inits.set(rendition, fileName);
     else p.stored.get(rendition)?.set(index, fileName);
     return true;

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { waitFor } from '../../../helpers/wait.ts';
+import type { UnitOfWork } from '../../../../src/repositories/unit-of-work.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import { DataStore } from '../../../../src/adapters/data-store.ts';
 import type { FfmpegRunOptions } from '../../../../src/adapters/ffmpeg.ts';
 import { ReadyArtifactIndex } from '../../../../src/services/playback/artifact-index.ts';
-import { ArtifactService } from '../../../../src/services/playback/artifact.service.ts';
+import {
+  type ArtifactFencedWrites,
+  ArtifactService,
+} from '../../../../src/services/playback/artifact.service.ts';
 import { ConversionSlots } from '../../../../src/services/playback/conversion-slots.ts';
 import { DeviceProfileService } from '../../../../src/services/playback/device-profile.service.ts';
 import { PlaybackEditionPresenter } from '../../../../src/services/playback/edition-presenter.ts';
@@ -89,6 +94,7 @@ describe('ArtifactService with in-memory repositories', () => {
     const ffmpeg = fakeFfmpeg(options.bytes ?? 1000);
     const service = new ArtifactService({
       records,
+      fenced: alwaysHeld(records),
       files,
       jobs,
       ffmpeg,
@@ -165,9 +171,12 @@ describe('ArtifactService with in-memory repositories', () => {
     const t = build();
     const player = t.slots.takeNow(); // an HLS run of a player holds the only slot
     await t.service.start(1, 'web');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Waited for, not timed: a fixed 50 ms was at times too short on a loaded machine (queued 0).
+    await waitFor(
+      () => t.slots.queued === 1,
+      () => `the build to wait for the slot (queued ${t.slots.queued})`,
+    );
     assert.equal(t.ffmpeg.state.runs, 0, 'no ffmpeg while the slot is held');
-    assert.equal(t.slots.queued, 1);
     assert.equal((await t.service.state(1, 'web')).status, 'building');
     player.release();
     await t.jobs.idle();
@@ -232,6 +241,7 @@ describe('ArtifactService with in-memory repositories', () => {
     const fresh = new ReadyArtifactIndex();
     const again = new ArtifactService({
       records: t.records,
+      fenced: alwaysHeld(t.records),
       files: t.files,
       jobs: new InMemoryJobs(),
       ffmpeg: fakeFfmpeg(10),
@@ -251,3 +261,8 @@ describe('ArtifactService with in-memory repositories', () => {
     assert.equal((await t.store.list('artifacts')).length, 1, 'the stray file is gone, the artifact stays');
   });
 });
+
+/** One node here: a build always holds its job (fencing is tested with real nodes: artifact-takeover). */
+function alwaysHeld(records: InMemoryArtifactRecords): UnitOfWork<ArtifactFencedWrites> {
+  return { transaction: (work) => work({ records, jobs: { assertHeld: async () => undefined } }) };
+}

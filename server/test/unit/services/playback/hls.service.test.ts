@@ -93,8 +93,11 @@ describe('HlsService with in-memory repositories (and the run rows in a real dat
     const slots = new ConversionSlots(maxConversions);
     const cache = new PlaybackCache({ usage: async () => 0, boundBytes: 1e12 });
     const paths = { resolveInsideRoot: async (root: string, relative: string) => join(root, relative) };
+    const records = new InMemoryArtifactRecords();
     const artifacts = new ArtifactService({
-      records: new InMemoryArtifactRecords(),
+      records,
+      // One node: a build always holds its job.
+      fenced: { transaction: (work) => work({ records, jobs: { assertHeld: async () => undefined } }) },
       files,
       jobs: new InMemoryJobs(),
       ffmpeg: { run: async () => assert.fail('no progressive build here') },

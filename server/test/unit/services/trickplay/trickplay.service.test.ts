@@ -160,6 +160,8 @@ function build(run: (options: SheetRunOptions) => Promise<SheetRunResult>) {
     ffmpegAvailable: true,
     mode: 'keyframes',
     rows,
+    // One node here: the job is always held.
+    fenced: { transaction: (work) => work({ rows, jobs: { assertHeld: async () => undefined } }) },
     files: {
       getWithRoot: async (id) =>
         id === FILE.id ? FILE : id === 2 ? { ...FILE, id: 2, status: 'missing' } : undefined,
@@ -216,7 +218,8 @@ describe('TrickplayService: never in a viewer’s way, nothing half made', () =>
     await jobs.wait(first.jobId);
     cancelNext = true;
     const second = await service.request(FILE.id);
-    const part = store.resolve('trickplay', `${FILE.id}/${second.jobId}.part`);
+    // The part folder carries the run's epoch (the fake runner claims once: epoch 1).
+    const part = store.resolve('trickplay', `${FILE.id}/${second.jobId}.1.part`);
     // Mid-run is once ffmpeg runs (the part folder is made a few awaits before it): waited for, not timed.
     await waitFor(
       () => running,
