@@ -56,6 +56,7 @@ import { PlaybackService } from './playback/playback.service.ts';
 import { WatchedLibraryRoots } from './scan/root-watch.service.ts';
 import type { RootWatchLeader } from './scan/root-watch-leader.ts';
 import { buildNodeState, buildRootWatch, type NodeState, sharedPlays } from '../wiring/node-state.ts';
+import { fencedArtifactWrites, fencedTrickplayWrites } from '../wiring/fenced-writes.ts';
 import { type ScanDeps, ScanService } from './scan/scan.service.ts';
 import { StreamService } from './playback/stream.service.ts';
 import { NowPlayingService } from './playback/now-playing.service.ts';
@@ -77,7 +78,7 @@ import type { HlsService } from './playback/hls.service.ts';
 import type { SubtitleTrackService } from './playback/subtitle-track.service.ts';
 import type { SubtitleVttService } from './playback/subtitle-vtt.service.ts';
 import { buildConversions } from './playback/conversion-wiring.ts';
-import { hlsCluster } from '../wiring/hls-cluster.ts';
+import { hlsCluster, reportNodeLoad } from '../wiring/hls-cluster.ts';
 import { buildTrickplay, withTrickplaySweep } from './trickplay/trickplay-wiring.ts';
 import type { TrickplayReader } from './trickplay/trickplay-ports.ts';
 import type { TrickplayServingService } from './trickplay/trickplay-serving.service.ts';
@@ -192,13 +193,6 @@ export interface ServiceDeps {
   watchTimings?: { quietMs?: number; checkMs?: number };
 }
 
-/**
- * A fencing transaction (a job's check and its write together) whose process froze in the middle is
- * ended by PostgreSQL after this long, so the job row it locked does not hold take-overs up: below the
- * 5-s lease (a take-over waits for that anyway), above a slow rename on a network share in between.
- */
-const FENCED_WRITE_FROZEN_MS = 3_000;
-
 export function buildServices(deps: ServiceDeps): Services {
   const status = new SystemStatusService(deps.config, deps.tools);
   const store = new DataStore(deps.config.dataDir);
@@ -311,8 +305,7 @@ export function buildServices(deps: ServiceDeps): Services {
     newMovies,
   );
   const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
-  // Playback: one conversion limit for HLS runs, prewarms and artifact builds, and one bound
-  // (REELSHELF_ARTIFACT_CACHE_MB) over the artifacts and the HLS segments, measured on disk.
+  // Playback: one conversion limit (HLS, prewarms, builds), one bound over artifacts and segments on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
   const playbackCache = new PlaybackCache({
     usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
@@ -321,11 +314,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),
-    fenced: kyselyUnitOfWork(
-      deps.db,
-      (trx) => ({ records: new ArtifactRepository(trx), jobs: new JobRepository(trx) }),
-      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
-    ),
+    fenced: fencedArtifactWrites(deps.db),
     files: new KeptFileLookup(new LibraryRepository(deps.db), fileWrites),
     jobs,
     ffmpeg: new FfmpegAdapter(deps.tools.ffmpeg.path),
@@ -341,8 +330,7 @@ export function buildServices(deps: ServiceDeps): Services {
     slots,
     cache: playbackCache,
   });
-  // The conversions (HLS with its subtitles, cut at keyframes; the HLS master announces the seek
-  // thumbnails' image playlist, read when a master is asked for) and the seek thumbnails beside them.
+  // The conversions (HLS with its subtitles, cut at keyframes; its master names the seek thumbnails).
   const { keyframeSource, subtitleTracks, subtitles, hls } = buildConversions({
     deps,
     mediaFiles,
@@ -358,20 +346,12 @@ export function buildServices(deps: ServiceDeps): Services {
     editions,
     trickplay: { made: (fileId) => trickplay.reader.made(fileId) },
   });
-  // The heartbeat publishes the conversion slots with the running jobs (the nodes' load in /api/health),
-  // and this node's conversions with their speed (an api node tells its players how they go).
-  jobs.reportLoad(() => ({
-    conversions: { in_use: slots.inUse, limit: deps.config.maxConversions },
-    hls_runs: hls.publishedRuns(),
-  }));
+  // The nodes' load in /api/health, and this node's conversions with their speed for the api nodes.
+  reportNodeLoad(jobs, slots, hls);
   const trickplay = buildTrickplay({
     deps,
     rows: new TrickplayRows(deps.db),
-    fenced: kyselyUnitOfWork(
-      deps.db,
-      (trx) => ({ rows: new TrickplayRows(trx), jobs: new JobRepository(trx) }),
-      { frozenAfterMs: FENCED_WRITE_FROZEN_MS },
-    ),
+    fenced: fencedTrickplayWrites(deps.db),
     files: mediaFiles,
     keyframes: keyframeSource,
     paths,
@@ -408,8 +388,6 @@ export function buildServices(deps: ServiceDeps): Services {
     authentication,
   );
   const library = new LibraryService(new LibraryRepository(deps.db), editions, status, visibility);
-  // A conversion measured slower than real time is said to the player before it stalls.
-  const playbackWarnings = hls;
   const plays = new NowPlayingService({
     history: new PlayHistoryRepository(deps.db),
     modeOf: async (fileId, device) =>
@@ -505,7 +483,8 @@ export function buildServices(deps: ServiceDeps): Services {
       authentication,
       visibility,
     ),
-    playback: new PlaybackService(artifacts, editions, tokens, playbackWarnings, subtitleTracks),
+    // A conversion measured slower than real time is said to the player (hls) before it stalls.
+    playback: new PlaybackService(artifacts, editions, tokens, hls, subtitleTracks),
     hls,
     plays,
     artwork,

@@ -7,7 +7,8 @@ import type { Db } from '../db/database.ts';
 import type { NodeRole } from '../domain/jobs/cluster-jobs.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { HlsRunRepository } from '../repositories/hls-run.repository.ts';
-import type { HlsClusterDeps } from '../services/playback/hls.service.ts';
+import type { ConversionSlots } from '../services/playback/conversion-slots.ts';
+import type { HlsClusterDeps, HlsService } from '../services/playback/hls.service.ts';
 
 export function hlsCluster(
   db: Db,
@@ -26,4 +27,19 @@ export function hlsCluster(
     ...(feed === undefined ? {} : { feed }),
     pidAlive,
   };
+}
+
+/**
+ * What this node's heartbeat publishes besides its running jobs: its conversion slots (the nodes' load
+ * in /api/health) and its HLS runs with their speed (an api node tells its players how they go).
+ */
+export function reportNodeLoad(
+  jobs: Pick<JobRunner, 'reportLoad'>,
+  slots: Pick<ConversionSlots, 'inUse' | 'max'>,
+  hls: Pick<HlsService, 'publishedRuns'>,
+): void {
+  jobs.reportLoad(() => ({
+    conversions: { in_use: slots.inUse, limit: slots.max },
+    hls_runs: hls.publishedRuns(),
+  }));
 }

@@ -1,28 +1,28 @@
-import { createHash } from 'node:crypto';
-import { type Clock, isoNow } from '../../adapters/clock.ts';
-import type { DataStore } from '../../adapters/data-store.ts';
-import type { SubscribeState } from '../../domain/cluster/state-message.ts';
-import type { FfmpegRunOptions } from '../../adapters/ffmpeg.ts';
+import { isoNow } from '../../adapters/clock.ts';
 import {
   buildArtifactArgs,
   buildRemuxFromHlsArgs,
   ProgressParser,
 } from '../../domain/ffmpeg/artifact-command.ts';
-import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
 import type { PlaybackDecision, PlaybackPlan } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { type JobContext, JobLeaseLostError, type JobRunner } from '../../jobs/job-runner.ts';
-import type { ArtifactRepository, ArtifactRow } from '../../repositories/artifact.repository.ts';
-import type { Fence, JobRepository, JobRow } from '../../repositories/job.repository.ts';
-import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
-import type { LibraryFileRow, LibraryRepository } from '../../repositories/library.repository.ts';
-import { type ReadyArtifactIndex, sourceKeyOf } from './artifact-index.ts';
-import type { ConversionSlots } from './conversion-slots.ts';
-import type { DeviceProfileService } from './device-profile.service.ts';
-import type { PlaybackEditionPresenter } from './edition-presenter.ts';
-import type { MediaPathService } from '../library/media-path.service.ts';
-import type { PlaybackCache } from './playback-cache.ts';
+import { type JobContext, JobLeaseLostError } from '../../jobs/job-runner.ts';
+import type { ArtifactRow } from '../../repositories/artifact.repository.ts';
+import type { Fence, JobRow } from '../../repositories/job.repository.ts';
+import type { LibraryFileRow } from '../../repositories/library.repository.ts';
+import {
+  artifactCacheKind,
+  artifactKey,
+  buildEpochOf,
+  finalName,
+  keyOfName,
+  partName,
+  remuxName,
+  runEpochOf,
+} from './artifact-files.ts';
+import { sourceKeyOf } from './artifact-index.ts';
+import type { ArtifactDeps, ArtifactFencedWrites, HlsPrewarmPort } from './artifact-ports.ts';
 
 export type ArtifactState =
   | { status: 'ready'; artifact: ArtifactRow }
@@ -44,77 +44,15 @@ interface ArtifactPayload {
   via?: 'hls';
 }
 
-/** The HLS engine, as a prewarm uses it (one encode feeds both HLS and the progressive artifact). */
-export interface HlsPrewarmPort {
-  /** Every segment made; local playlists of them, which stay on disk until `release`. */
-  prepareAll(
-    fileId: number,
-    device: string,
-    signal: AbortSignal,
-    onProgress: (done: number, total: number) => void,
-  ): Promise<{ video: string | null; audio: string | null; audioCodec: string | null; release(): void }>;
-}
-
-/** The artifacts table, as this service uses it (`ArtifactRepository`; tests pass an in-memory one). */
-export type ArtifactRecords = Pick<
-  ArtifactRepository,
-  | 'getByKey'
-  | 'getByJob'
-  | 'upsertBuilding'
-  | 'setJob'
-  | 'finish'
-  | 'touch'
-  | 'readyByAge'
-  | 'allKeys'
-  | 'delete'
->;
-
-/**
- * What a build writes when it ends, together with the check that it still holds its job (its
- * epoch's fence: docs/cluster.md "Fencing").
- */
-export interface ArtifactFencedWrites {
-  records: Pick<ArtifactRepository, 'finish'>;
-  jobs: Pick<JobRepository, 'assertHeld'>;
-}
-
-/** A media file with its root and analysis (`LibraryRepository.file`). */
-export type MediaFileLookup = Pick<LibraryRepository, 'file'>;
-
-/** The job runner, as this service uses it: builds are jobs of kind `artifact`. */
-export type ArtifactJobs = Pick<JobRunner, 'register' | 'enqueue' | 'isActive' | 'get' | 'cancel' | 'wait'>;
-
-/** The part of DataStore the artifacts use (its `artifacts` area). */
-export type ArtifactArea = Pick<
-  DataStore,
-  'ensure' | 'resolve' | 'locate' | 'list' | 'stat' | 'commit' | 'remove'
->;
-
-export interface ArtifactDeps {
-  /** Set once the HLS engine exists (it needs this service first): prewarms go through it. */
-  hls?: HlsPrewarmPort;
-  records: ArtifactRecords;
-  /** A build's end (the rename into place, its row), in a transaction fenced by the build's epoch. */
-  fenced: UnitOfWork<ArtifactFencedWrites>;
-  files: MediaFileLookup;
-  jobs: ArtifactJobs;
-  ffmpeg: { run(args: string[], options?: FfmpegRunOptions): Promise<void> };
-  ffmpegAvailable: boolean;
-  transcodeAvailable: boolean;
-  editions: Pick<PlaybackEditionPresenter, 'decide' | 'capabilitiesOf' | 'policy'>;
-  devices: Pick<DeviceProfileService, 'resolve'>;
-  paths: Pick<MediaPathService, 'resolveInsideRoot'>;
-  index: ReadyArtifactIndex;
-  /** The change feed's node-state messages: other nodes' builds and evictions. */
-  subscribeState?: SubscribeState;
-  clock: Clock;
-  /** Artifacts live in its `artifacts` area. */
-  store: ArtifactArea;
-  /** The machine's one conversion limit: a build waits for a slot. */
-  slots: ConversionSlots;
-  /** The one bound of artifacts + segments: artifacts register with it and ask it after every build. */
-  cache: PlaybackCache;
-}
+export type {
+  ArtifactArea,
+  ArtifactDeps,
+  ArtifactFencedWrites,
+  ArtifactJobs,
+  ArtifactRecords,
+  HlsPrewarmPort,
+  MediaFileLookup,
+} from './artifact-ports.ts';
 
 /** What a file needs on a device, decided by the same rules as /library. */
 export interface Needs {
@@ -126,14 +64,6 @@ export interface Needs {
 
 /** How stale another node's build state may be when a following stream asks (its rows are read). */
 const REMOTE_BUILD_CHECK_MS = 250;
-
-/** Stable id of an artifact: the source content, the device and exactly what the conversion does. */
-export function artifactKey(sourceKey: string, device: string, plan: PlaybackPlan): string {
-  return createHash('sha256')
-    .update(JSON.stringify([sourceKey, device, plan]))
-    .digest('hex')
-    .slice(0, 32);
-}
 
 /**
  * Playback artifacts: MP4s remuxed or converted for a device, built as jobs (one per key, whether a
@@ -160,7 +90,17 @@ export class ArtifactService {
       run: (ctx) => this.build(ctx),
       recover: (job) => this.recover(job),
     });
-    deps.cache.register('artifact', this.cacheKind());
+    deps.cache.register(
+      'artifact',
+      artifactCacheKind({
+        records: deps.records,
+        store: deps.store,
+        index: deps.index,
+        justMade: this.justMade,
+        nameOf: (row) => this.nameOf(row),
+        removeFile: (row) => this.removeFile(row),
+      }),
+    );
   }
 
   /**
@@ -501,37 +441,6 @@ export class ArtifactService {
     }
   }
 
-  /**
-   * The ready artifacts as the playback cache sees them: each file as measured on disk (not the
-   * size the row remembers), last used when last streamed, in use while just made.
-   */
-  private cacheKind() {
-    return {
-      entries: async (): Promise<CacheEntry[]> => {
-        const out: CacheEntry[] = [];
-        for (const row of await this.deps.records.readyByAge()) {
-          const name = this.nameOf(row);
-          const file = name === null ? null : await this.deps.store.stat('artifacts', name).catch(() => null);
-          out.push({
-            kind: 'artifact',
-            key: row.artifact_key,
-            bytes: file?.sizeBytes ?? 0,
-            lastUsedMs: Date.parse(row.last_used_at),
-            inUse: this.justMade.has(row.artifact_key),
-          });
-        }
-        return out;
-      },
-      evict: async (key: string): Promise<void> => {
-        const row = await this.deps.records.getByKey(key);
-        if (row === undefined || row.status !== 'ready' || this.justMade.has(key)) return;
-        await this.removeFile(row);
-        await this.deps.records.delete(key);
-        this.deps.index.remove(row.media_file_id, row.device, row.source_fingerprint);
-      },
-    };
-  }
-
   /** The area-relative name of a row's file; null for a path outside the area (never touched). */
   private nameOf(row: ArtifactRow): string | null {
     return this.deps.store.locate('artifacts', row.path);
@@ -547,37 +456,4 @@ export class ArtifactService {
     const name = this.nameOf(row);
     if (name !== null) await this.deps.store.remove('artifacts', name);
   }
-}
-
-/** Where the run of epoch `epoch` of a build writes (docs/cluster.md "Fencing"). */
-function partName(key: string, epoch: number): string {
-  return `${key}.${epoch}.part.mp4`;
-}
-
-/** Where a prewarm's remux writes before the file is whole (its run's epoch, as the part). */
-function remuxName(key: string, epoch: number): string {
-  return `${key}.${epoch}.remux.mp4`;
-}
-
-/** The epoch of a build job's run: the current claim's, or the next claim's while it is queued. */
-function runEpochOf(job: JobRow): number {
-  return job.status === 'queued' ? job.epoch + 1 : job.epoch;
-}
-
-/** The artifact key a file of the area belongs to (its name up to the first dot). */
-function keyOfName(name: string): string {
-  return name.split('.')[0] ?? name;
-}
-
-/**
- * The epoch of a build's part or remux file of artifact `key`, or null for any other file; the
- * names before parts carried the epoch (`<key>.part.mp4`) count as epoch 0.
- */
-function buildEpochOf(name: string, key: string): number | null {
-  const match = /^([0-9a-f]+)\.(?:(\d+)\.)?(?:part|remux)\.mp4$/.exec(name);
-  return match === null || match[1] !== key ? null : Number(match[2] ?? 0);
-}
-
-function finalName(key: string): string {
-  return `${key}.mp4`;
 }
