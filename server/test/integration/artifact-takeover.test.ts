@@ -7,37 +7,21 @@
 // records nothing: the artifact is the successor's, whole.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts';
 import { conversionsOf, LEASE_MS } from '../helpers/hls-nodes-scenario.ts';
-import { fixtureFfmpeg, makeFixture } from '../helpers/media.ts';
+import { makeFixture } from '../helpers/media.ts';
+import { readRateFfmpeg, startConvertingNodes } from '../helpers/converting-nodes.ts';
 import { scanOneFilm } from '../helpers/scanned-film.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { waitFor, within } from '../helpers/wait.ts';
 
 const TOKEN = 'artifact-takeover-token-0123456789abcdef';
 const SECONDS = 20;
-
-/** ffmpeg reading its input at real time: a build lasts as long as the film, a freeze lands mid-build. */
-function realTimeFfmpeg(dir: string): string {
-  const path = join(dir, 'ffmpeg-real-time');
-  writeFileSync(path, `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate 1 "$@"\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 /** A whole response body, or how it failed (a stream aborted mid-body). */
 async function readBody(url: string): Promise<{ status: number; bytes: Buffer; error: string | null }> {
@@ -79,15 +63,12 @@ describe(
       media = mkdtempSync(join(tmpdir(), 'reelshelf-artifact-takeover-media-'));
       // H.264 + DTS: the TV device needs the audio converted, so a progressive artifact is built.
       film = await makeFixture('h264_dts.mkv', join(media, 'Built Twice (2006).mkv'), SECONDS);
-      const env = (role: string) => ({
-        REELSHELF_API_TOKEN: TOKEN,
-        REELSHELF_NODE_ROLE: role,
-        REELSHELF_WATCH: 'off',
-        REELSHELF_FFMPEG: realTimeFfmpeg(dataDir),
-        REELSHELF_MAX_CONVERSIONS: '1',
+      const nodes = await startConvertingNodes(dataDir, {
+        token: TOKEN,
+        ffmpeg: readRateFfmpeg(dataDir, 1),
+        workers: 2,
       });
-      started.push(await startServerProcess(dataDir, env('api')));
-      started.push(...(await Promise.all([0, 1].map(() => startServerProcess(dataDir, env('worker'))))));
+      started.push(nodes.api, ...nodes.workers);
       db = await openDatabase(testDatabaseUrl(dataDir), { pool: 2 });
     });
 

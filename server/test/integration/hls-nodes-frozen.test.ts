@@ -8,15 +8,7 @@
 // itself within a few seconds.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,8 +16,9 @@ import { promisify } from 'node:util';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts';
 import { conversionsOf, LEASE_MS } from '../helpers/hls-nodes-scenario.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { makeConvertedFilm, readRateFfmpeg, startConvertingNodes } from '../helpers/converting-nodes.ts';
 import { scanOneFilm } from '../helpers/scanned-film.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -34,14 +27,6 @@ const TOKEN = 'hls-frozen-test-token-0123456789abcdef';
 const SECONDS = 30;
 /** How soon a thawed zombie must have stopped its ffmpeg (it learns at its first write or heartbeat). */
 const ZOMBIE_STOPS_MS = 3_000;
-
-/** ffmpeg reading its input at real time: the conversion lasts as long as the film, a freeze lands mid-run. */
-function realTimeFfmpeg(dir: string): string {
-  const path = join(dir, 'ffmpeg-real-time');
-  writeFileSync(path, `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate 1 "$@"\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 describe(
   'a frozen HLS worker on PostgreSQL (SIGSTOP, then SIGCONT)',
@@ -62,22 +47,13 @@ describe(
     before(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-frozen-'));
       media = mkdtempSync(join(tmpdir(), 'reelshelf-hls-frozen-media-'));
-      film = join(media, 'Frozen Worker (2004).mkv');
-      await run(fixtureFfmpeg, [
-        ...['-hide_banner', '-loglevel', 'error', '-y'],
-        ...['-f', 'lavfi', '-i', `testsrc2=duration=${SECONDS}:size=640x360:rate=25`],
-        ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${SECONDS}:sample_rate=48000`],
-        ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '4', '-c:a', 'ac3', '-ac', '2', film],
-      ]);
-      const env = (role: string) => ({
-        REELSHELF_API_TOKEN: TOKEN,
-        REELSHELF_NODE_ROLE: role,
-        REELSHELF_WATCH: 'off',
-        REELSHELF_FFMPEG: realTimeFfmpeg(dataDir),
-        REELSHELF_MAX_CONVERSIONS: '1',
+      film = await makeConvertedFilm(join(media, 'Frozen Worker (2004).mkv'), SECONDS);
+      const nodes = await startConvertingNodes(dataDir, {
+        token: TOKEN,
+        ffmpeg: readRateFfmpeg(dataDir, 1),
+        workers: 2,
       });
-      started.push(await startServerProcess(dataDir, env('api')));
-      started.push(...(await Promise.all([0, 1].map(() => startServerProcess(dataDir, env('worker'))))));
+      started.push(nodes.api, ...nodes.workers);
       db = await openDatabase(testDatabaseUrl(dataDir), { pool: 2 });
     });
 

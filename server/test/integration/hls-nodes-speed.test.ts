@@ -3,19 +3,16 @@
 // playback answer warns of a conversion slower than real time and its now-playing list shows the
 // speed, as a single node does for its own runs. PostgreSQL (several nodes on one database).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { fixtureFfmpeg } from '../helpers/media.ts';
+import { makeConvertedFilm, readRateFfmpeg } from '../helpers/converting-nodes.ts';
 import { scanOneFilm } from '../helpers/scanned-film.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const run = promisify(execFile);
 const TOKEN = 'hls-speed-token-0123456789abcdef';
 
 describe(
@@ -35,20 +32,9 @@ describe(
     before(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-speed-'));
       media = mkdtempSync(join(tmpdir(), 'reelshelf-hls-speed-media-'));
-      await run(fixtureFfmpeg, [
-        ...['-hide_banner', '-loglevel', 'error', '-y'],
-        ...['-f', 'lavfi', '-i', 'testsrc2=duration=20:size=320x240:rate=25'],
-        ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=20:sample_rate=48000'],
-        ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '5', '-c:a', 'ac3', '-ac', '2'],
-        join(media, 'Slow Going (2007).mkv'),
-      ]);
+      await makeConvertedFilm(join(media, 'Slow Going (2007).mkv'), 20, { size: '320x240', quality: 5 });
       // The worker's ffmpeg reads at half real time: a machine too slow for the conversion.
-      const slowFfmpeg = join(dataDir, 'ffmpeg-half-speed');
-      writeFileSync(
-        slowFfmpeg,
-        `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate 0.5 "$@"\n`,
-      );
-      chmodSync(slowFfmpeg, 0o755);
+      const slowFfmpeg = readRateFfmpeg(dataDir, 0.5);
       const env = {
         REELSHELF_DATA_DIR: dataDir,
         REELSHELF_DATABASE_URL: testDatabaseUrl(dataDir),

@@ -5,7 +5,7 @@
 // without an error; a late announcement of the dead run's epoch is refused.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,8 +13,9 @@ import { promisify } from 'node:util';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts';
 import { HlsRunRepository } from '../../src/repositories/hls-run.repository.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { makeConvertedFilm, readRateFfmpeg, startConvertingNodes } from '../helpers/converting-nodes.ts';
 import { scanOneFilm } from '../helpers/scanned-film.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { dropTestDatabase, testDatabaseUrl, testEngine } from '../helpers/test-database.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -23,14 +24,6 @@ const TOKEN = 'hls-nodes-test-token-0123456789abcdef';
 /** The claim's lease (DEFAULT_LEASE_TIMINGS.leaseMs). */
 const LEASE_MS = 5_000;
 const SECONDS = 40;
-
-/** ffmpeg reading its input at real time: a 40-s film converts in ~40 s, so a kill lands mid-run. */
-function realTimeFfmpeg(dir: string): string {
-  const path = join(dir, 'ffmpeg-real-time');
-  writeFileSync(path, `#!/bin/sh\nexec '${fixtureFfmpeg.replaceAll("'", "'\\''")}' -readrate 1 "$@"\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 /** The parent pids of the ffmpeg processes converting `file` now (Linux /proc). */
 function ffmpegParents(file: string): number[] {
@@ -72,27 +65,15 @@ describe(
     before(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-hls-nodes-'));
       media = mkdtempSync(join(tmpdir(), 'reelshelf-hls-nodes-media-'));
-      film = join(media, 'Made On A Worker (2004).mkv');
-      await run(fixtureFfmpeg, [
-        ...['-hide_banner', '-loglevel', 'error', '-y'],
-        ...['-f', 'lavfi', '-i', `testsrc2=duration=${SECONDS}:size=640x360:rate=25`],
-        ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${SECONDS}:sample_rate=48000`],
-        ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg2video', '-q:v', '4', '-c:a', 'ac3', '-ac', '2', film],
-      ]);
-      const env = (role: string) => ({
-        REELSHELF_API_TOKEN: TOKEN,
-        REELSHELF_NODE_ROLE: role,
-        REELSHELF_WATCH: 'off',
-        REELSHELF_FFMPEG: realTimeFfmpeg(dataDir),
-        REELSHELF_MAX_CONVERSIONS: '1',
+      film = await makeConvertedFilm(join(media, 'Made On A Worker (2004).mkv'), SECONDS);
+      const nodes = await startConvertingNodes(dataDir, {
+        token: TOKEN,
+        ffmpeg: readRateFfmpeg(dataDir, 1),
+        workers: 2,
       });
-      api = await startServerProcess(dataDir, env('api'));
-      started.push(api);
-      for (let i = 0; i < 2; i++) {
-        const w = await startServerProcess(dataDir, env('worker'));
-        workers.push(w);
-        started.push(w);
-      }
+      api = nodes.api;
+      workers.push(...nodes.workers);
+      started.push(api, ...workers);
       db = await openDatabase(testDatabaseUrl(dataDir), { pool: 2 });
       // Who runs ffmpeg for the film, all along.
       watcher = setInterval(() => {
