@@ -220,7 +220,7 @@ export class HlsOwnership {
    * A player asked something of the presentation: a node that does not own its run writes it on the
    * row (at most once a second), so the owner does not stop the run as idle.
    */
-  touch(p: Presentation): void {
+  touch(p: Pick<Presentation, 'key' | 'claim'>): void {
     if (p.claim !== null) return;
     const now = this.now();
     if (now - (this.touched.get(p.key) ?? 0) < TOUCH_EVERY_MS) return;

@@ -63,6 +63,47 @@ describe('the playback cache on a data dir shared by nodes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("B's players reading a finished presentation keep its row's last request fresh, at most once a second", async () => {
+    const key = '0123456789abcdef0123456789abcdef';
+    const runs = new HlsRunRepository(opened.db);
+    let now = Date.now();
+    const claimed = await runs.claim(identity(key), 'node-w', now, now + 5_000, 0);
+    assert.ok(claimed);
+    await runs.release(key, claimed.epoch, null, now);
+    const ownershipB = new HlsOwnership(
+      {
+        repo: runs,
+        node: () => ({ id: 'node-b', role: 'api', host: 'host-b' }),
+        peers: () => [],
+        pidAlive: () => true,
+      },
+      () => now,
+      null,
+    );
+    const requestAt = async (ms: number) => {
+      now = ms;
+      ownershipB.touch({ key, claim: null });
+      // The write is not awaited by the request: read once it landed.
+      for (let i = 0; i < 100 && (await runs.get(key))?.last_request_at !== ms; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return (await runs.get(key))?.last_request_at;
+    };
+    const start = now;
+    assert.equal(await requestAt(start + 10_000), start + 10_000);
+    now = start + 10_500;
+    ownershipB.touch({ key, claim: null }); // within the second: not written
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await runs.get(key))?.last_request_at, start + 10_000);
+    assert.equal(await requestAt(start + 11_000), start + 11_000);
+    assert.equal(await requestAt(start + 12_000), start + 12_000);
+    // While this node owns the run, its own memory keeps it (other nodes see the owner's lease).
+    now = start + 20_000;
+    ownershipB.touch({ key, claim: { epoch: 2, handledSeq: 0 } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await runs.get(key))?.last_request_at, start + 12_000);
+  });
+
   it("A keeps a finished presentation B's players read (the row's last request), evicts it once idle", async () => {
     const key = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     mkdirSync(join(dir, 'segments', key, 'v'), { recursive: true });
