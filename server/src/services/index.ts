@@ -31,7 +31,7 @@ import { WatchStateRepository } from '../repositories/watch-state.repository.ts'
 import { AnalysisService } from './scan/analysis.service.ts';
 import { ArtifactService } from './playback/artifact.service.ts';
 import { ConversionSlots } from './playback/conversion-slots.ts';
-import { PlaybackCache } from './playback/playback-cache.ts';
+import { buildPlaybackCache } from '../wiring/playback-cache.ts';
 import { ReadyArtifactIndex } from './playback/artifact-index.ts';
 import { ArtworkService } from './metadata/artwork.service.ts';
 import { BarcodeService } from './metadata/barcode.service.ts';
@@ -307,10 +307,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
   // Playback: one conversion limit (HLS, prewarms, builds), one bound over artifacts and segments on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
-  const playbackCache = new PlaybackCache({
-    usage: async () => (await store.usage('artifacts')).bytes + (await store.usage('segments')).bytes,
-    boundBytes: deps.config.artifactCacheMb * 1024 * 1024,
-  });
+  const playbackCache = buildPlaybackCache(deps.db, deps.clock, store, deps.config.artifactCacheMb);
   const mediaFiles = new MediaFileRepository(deps.db);
   const artifacts = new ArtifactService({
     records: new ArtifactRepository(deps.db),

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { get, type IncomingMessage } from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
+import { ARTIFACT_IN_USE_MS } from '../../src/domain/playback/cache-use.ts';
+import { ArtifactRepository } from '../../src/repositories/artifact.repository.ts';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -56,7 +59,12 @@ describe('the playback cache: one bound over progressive artifacts and HLS segme
     for (const [i, name] of ['artB', 'segA', 'segC', 'artD'].entries()) {
       files[name] = await makeFilm(join(dir, `${name} (200${i}).mkv`), i + 1);
     }
-    t = await startTestServer({ REELSHELF_ARTIFACT_CACHE_MB: String(BOUND_MB) });
+    // A presentation a player asked for within the idle time is in use (any node's player may read
+    // it): 1 s, so the test waits only that long for an entry to be evictable.
+    t = await startTestServer({
+      REELSHELF_ARTIFACT_CACHE_MB: String(BOUND_MB),
+      REELSHELF_HLS_IDLE_SECONDS: '1',
+    });
     ids = await registerFiles(t.server.database.db, dir, files);
     await t.server.services.analysis.analyzePending();
   });
@@ -103,6 +111,7 @@ describe('the playback cache: one bound over progressive artifacts and HLS segme
     // Oldest first: an artifact, two HLS presentations, an artifact.
     const artB = await buildArtifact('artB');
     const segA = await playHls('segA');
+    const segAPlayedAt = Date.now();
     const segC = await playHls('segC');
     // Sizes as made on disk (checked, so the test says so if another ffmpeg makes them too small or large).
     for (const [name, path] of Object.entries({ artB, segA, segC })) {
@@ -113,6 +122,14 @@ describe('the playback cache: one bound over progressive artifacts and HLS segme
         `${name}: ${bytes} bytes, two must fit and three not`,
       );
     }
+    // Recent uses are in use (docs/cluster.md "The playback cache across nodes"): B's last use and A's
+    // last request are let grow old before D is made, so only the order decides below.
+    const rowB = await new ArtifactRepository(t.server.database.db).getByKey(basename(artB, '.mp4'));
+    const evictableAt = Math.max(
+      Date.parse(rowB?.last_used_at ?? new Date(0).toISOString()) + ARTIFACT_IN_USE_MS,
+      segAPlayedAt + 1_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, evictableAt - Date.now()) + 100));
     const artD = await buildArtifact('artD');
 
     // Four items of ~7 MB under a 16 MiB bound: the two least recently used go — the artifact B
@@ -141,5 +158,40 @@ describe('the playback cache: one bound over progressive artifacts and HLS segme
     // What went is forgotten: B is no longer ready, A's segments are made again when played.
     assert.equal((await t.server.services.artifacts.state(fileId('artB'), 'web')).status, 'not_ready');
     assert.equal((await t.server.services.artifacts.state(fileId('artD'), 'web')).status, 'ready');
+  });
+
+  it('a progressive file being streamed is in use until its response closes (its row says so to every node)', async () => {
+    const id = fileId('artD');
+    const state = await t.server.services.artifacts.state(id, 'web');
+    assert.equal(state.status, 'ready');
+    if (state.status !== 'ready') return;
+    const key = state.artifact.artifact_key;
+    const readers = t.server.services.artifacts.readers;
+    const q = new URLSearchParams({ device: 'web', token: t.server.services.tokens.sign(id, 'web', ADMIN) });
+    // One chunk read, the rest (megabytes) left in flight: the response stays open until the player
+    // hangs up (its socket destroyed, as a player that stops does).
+    const req = get(`${t.url}/stream/media_file/${id}?${q}`);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      req.once('response', resolve);
+      req.once('error', reject);
+    });
+    assert.equal(res.statusCode, 200);
+    await new Promise((resolve) => res.once('data', resolve));
+    res.pause();
+    assert.equal(readers.isOpen(key), true, 'open while the player reads');
+    const before = Date.now();
+    req.destroy();
+    await waitFor(
+      () => !readers.isOpen(key),
+      () => 'the stream to close on the server',
+    );
+    // Its last use is written at the close (another node's cleaner reads that).
+    await waitFor(
+      async () => {
+        const row = await new ArtifactRepository(t.server.database.db).getByKey(key);
+        return row !== undefined && Date.parse(row.last_used_at) >= before;
+      },
+      () => 'the last use to be written at the close',
+    );
   });
 });

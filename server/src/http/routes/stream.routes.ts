@@ -63,6 +63,10 @@ export function registerStreamRoutes(
         device,
         mode: direct ? 'direct' : 'converted',
       });
+      // Read here (not handed to nginx): in use on every node for as long as the response is open.
+      if (target.artifactKey !== null && (target.kind === 'growing' || accelRedirect === null)) {
+        reply.raw.once('close', streams.reading(target.artifactKey));
+      }
       if (target.kind === 'file') {
         return accelRedirect === null
           ? sendFile(request, reply, target)

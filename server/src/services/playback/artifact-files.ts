@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { DataStore } from '../../adapters/data-store.ts';
 import type { CacheEntry } from '../../domain/playback/cache-eviction.ts';
+import { artifactUse } from '../../domain/playback/cache-use.ts';
 import type { PlaybackPlan } from '../../domain/playback/decision-types.ts';
 import type { ArtifactRepository, ArtifactRow } from '../../repositories/artifact.repository.ts';
 import type { JobRow } from '../../repositories/job.repository.ts';
@@ -24,34 +25,40 @@ export interface ArtifactCacheParts {
   index: Pick<ReadyArtifactIndex, 'remove'>;
   /** Artifacts just made, kept through the clean their build asked for. */
   justMade: ReadonlySet<string>;
+  /** Whether a stream of the artifact is open on this node now (ArtifactReaders). */
+  openHere: (key: string) => boolean;
+  nowMs: () => number;
   nameOf: (row: ArtifactRow) => string | null;
   removeFile: (row: ArtifactRow) => Promise<void>;
 }
 
 /**
  * The ready artifacts as the playback cache sees them: each file as measured on disk (not the
- * size the row remembers), last used when last streamed, in use while just made.
+ * size the row remembers), last used when last streamed (by any node), in use as `artifactUse`
+ * decides (streamed here, just made, or its row's `last_used_at` refreshed by a stream of any node).
  */
 export function artifactCacheKind(parts: ArtifactCacheParts): CacheKind {
+  const use = (row: ArtifactRow) =>
+    artifactUse({
+      lastUsedMs: Date.parse(row.last_used_at),
+      openHere: parts.openHere(row.artifact_key),
+      justMade: parts.justMade.has(row.artifact_key),
+      now: parts.nowMs(),
+    });
   return {
     entries: async (): Promise<CacheEntry[]> => {
       const out: CacheEntry[] = [];
       for (const row of await parts.records.readyByAge()) {
         const name = parts.nameOf(row);
         const file = name === null ? null : await parts.store.stat('artifacts', name).catch(() => null);
-        out.push({
-          kind: 'artifact',
-          key: row.artifact_key,
-          bytes: file?.sizeBytes ?? 0,
-          lastUsedMs: Date.parse(row.last_used_at),
-          inUse: parts.justMade.has(row.artifact_key),
-        });
+        out.push({ kind: 'artifact', key: row.artifact_key, bytes: file?.sizeBytes ?? 0, ...use(row) });
       }
       return out;
     },
     evict: async (key: string): Promise<void> => {
+      // The row as it is now: a stream of any node may have started since the entries were listed.
       const row = await parts.records.getByKey(key);
-      if (row === undefined || row.status !== 'ready' || parts.justMade.has(key)) return;
+      if (row === undefined || row.status !== 'ready' || use(row).inUse) return;
       await parts.removeFile(row);
       await parts.records.delete(key);
       parts.index.remove(row.media_file_id, row.device, row.source_fingerprint);

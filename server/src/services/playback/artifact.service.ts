@@ -22,6 +22,7 @@ import {
   runEpochOf,
 } from './artifact-files.ts';
 import { sourceKeyOf } from './artifact-index.ts';
+import { ArtifactReaders } from './artifact-readers.ts';
 import type { ArtifactDeps, ArtifactFencedWrites, HlsPrewarmPort } from './artifact-ports.ts';
 
 export type ArtifactState =
@@ -77,6 +78,8 @@ export class ArtifactService {
   private readonly builds = new Map<number, number>();
   /** Other nodes' builds as their rows last said (isBuilding): running or queued, under which epoch. */
   private readonly remoteBuilds = new Map<number, { atMs: number; building: boolean; epoch: number }>();
+  /** The artifacts this node streams now: their rows say so to every node's cleaner while read. */
+  readonly readers = new ArtifactReaders({ touch: (key) => this.touch(key) });
 
   /** The HLS engine is built after this service (it asks this one what a file needs). */
   useHls(hls: HlsPrewarmPort): void {
@@ -97,6 +100,8 @@ export class ArtifactService {
         store: deps.store,
         index: deps.index,
         justMade: this.justMade,
+        openHere: (key) => this.readers.isOpen(key),
+        nowMs: () => deps.clock.now().getTime(),
         nameOf: (row) => this.nameOf(row),
         removeFile: (row) => this.removeFile(row),
       }),

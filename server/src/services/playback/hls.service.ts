@@ -195,6 +195,7 @@ export class HlsService {
         presentations: this.presentations,
         segments: this.segments,
         ownership: this.ownership,
+        idleMs: deps.idleMs,
         now: this.now,
       }),
     );

@@ -172,6 +172,14 @@ export class StreamService {
     });
   }
 
+  /**
+   * A response of an artifact was opened: every node's cleaner counts the artifact in use until
+   * the returned function is called (when the response closes, ended or broken).
+   */
+  reading(artifactKey: string): () => void {
+    return this.artifacts.readers.opened(artifactKey);
+  }
+
   /** Whether the build a growing target follows still runs (under the epoch whose part it reads). */
   isBuilding(target: { jobId: number; epoch: number }): Promise<boolean> {
     return this.artifacts.isBuilding(target.jobId, target.epoch);

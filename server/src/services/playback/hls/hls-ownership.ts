@@ -218,9 +218,10 @@ export class HlsOwnership {
 
   /**
    * A player asked something of the presentation: a node that does not own its run writes it on the
-   * row (at most once a second), so the owner does not stop the run as idle.
+   * row (at most once a second), so the owner does not stop the run as idle, and no node's cache
+   * cleaner removes its files, a finished presentation's too (`presentationUse`).
    */
-  touch(p: Presentation): void {
+  touch(p: Pick<Presentation, 'key' | 'claim'>): void {
     if (p.claim !== null) return;
     const now = this.now();
     if (now - (this.touched.get(p.key) ?? 0) < TOUCH_EVERY_MS) return;

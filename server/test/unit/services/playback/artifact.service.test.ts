@@ -22,12 +22,17 @@ import {
   InMemoryJobs,
   InMemoryMediaFiles,
 } from '../../../fakes/playback-repositories.ts';
+import { ARTIFACT_IN_USE_MS } from '../../../../src/domain/playback/cache-use.ts';
 import { audio, file, h264 } from '../../playback/fixtures.ts';
 
-/** A clock the test moves: the order of last uses is the order of the steps. */
+/**
+ * A clock the test moves: the order of last uses is the order of the steps. Each step is as long as
+ * the window in which a use counts as in use (`ARTIFACT_IN_USE_MS`): uses are told apart by their
+ * order only, not kept for being a moment old.
+ */
 function steppingClock() {
   let ms = Date.parse('2030-01-01T00:00:00Z');
-  return { now: () => new Date((ms += 1000)) };
+  return { now: () => new Date((ms += ARTIFACT_IN_USE_MS)) };
 }
 
 /** ffmpeg that writes `bytes` to its output and ends when let go (or at once), counting its runs. */
