@@ -1,6 +1,7 @@
 import { type OperationNodeSource, type Selectable, sql } from 'kysely';
 import { compiledSelect } from '../db/compiled-select.ts';
 import type { Db } from '../db/database.ts';
+import { preparedMark } from '../db/prepared-statements.ts';
 import type { MovieArtworkStateTable } from '../db/schema.ts';
 import { type SqlEngine, sqlEngineOf } from '../db/sql-engine.ts';
 
@@ -165,7 +166,7 @@ export class LibraryRepository {
       ${part(copies, 'x.movie_id, x.ord_id')} as copies,
       ${part(files, 'x.movie_id, x.id')} as files,
       ${part(credits, 'x.movie_id, x.role, x.ord_sort')} as credits,
-      ${part(artwork, 'x.movie_id')} as artwork`
+      ${part(artwork, 'x.movie_id')} as artwork ${preparedMark}`
       .execute(db)
       .then((r) => r.rows[0]);
     if (row === undefined) throw new Error('presentation rows: no row');
