@@ -80,6 +80,18 @@ function sidecarsJson(engine: SqlEngine) {
   return sql<string>`(select ${array} from subtitle_sidecars s where s.media_file_id = f.id)`;
 }
 
+/** The columns of a movie the listing presents (both engines' reads of presentationRows). */
+const LISTED_MOVIE_COLUMNS = [
+  'id',
+  'title',
+  'sort_title',
+  'year',
+  'overview',
+  'has_digital_store_a',
+  'has_digital_store_b',
+  'created_at',
+] as const;
+
 /** Ids per query: well under SQLite's limit of bound parameters. */
 const IDS_PER_QUERY = 500;
 
@@ -134,19 +146,7 @@ export class LibraryRepository {
     // of its own query; `ord_*` columns only order and are dropped here.
     const part = (rows: OperationNodeSource, order: string) =>
       sql<string>`(select coalesce(json_agg(to_json(x) order by ${sql.raw(order)}), '[]')::text from (${rows}) x)`;
-    const movies = db
-      .selectFrom('movies')
-      .where(within('id'))
-      .select([
-        'id',
-        'title',
-        'sort_title',
-        'year',
-        'overview',
-        'has_digital_store_a',
-        'has_digital_store_b',
-        'created_at',
-      ]);
+    const movies = db.selectFrom('movies').where(within('id')).select(LISTED_MOVIE_COLUMNS);
     const copies = db
       .selectFrom('physical_copies as c')
       .where(within('c.movie_id'))
@@ -185,16 +185,7 @@ export class LibraryRepository {
       this.db
         .selectFrom('movies')
         .$if(ids !== undefined, (q) => q.where('id', 'in', ids ?? []))
-        .select([
-          'id',
-          'title',
-          'sort_title',
-          'year',
-          'overview',
-          'has_digital_store_a',
-          'has_digital_store_b',
-          'created_at',
-        ])
+        .select(LISTED_MOVIE_COLUMNS)
         .orderBy('sort_title')
         .orderBy('id')
         .execute(),
