@@ -154,8 +154,10 @@ export class PostgresChangeFeed implements ChangeFeed {
     client.on('end', () => this.lost(client));
     await client.connect();
     try {
+      // The barrier's NOTIFY commits a transaction of its own on every request: it needs no
+      // durability, so it does not wait for the WAL to reach the disk (an fsync per request).
       await client.query(
-        `LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${HLS_CHANNEL}; LISTEN ${STATE_CHANNEL}; LISTEN ${this.barrierChannel}`,
+        `SET synchronous_commit = off; LISTEN ${LISTING_CHANNEL}; LISTEN ${PEOPLE_CHANNEL}; LISTEN ${JOBS_CHANNEL}; LISTEN ${HLS_CHANNEL}; LISTEN ${STATE_CHANNEL}; LISTEN ${this.barrierChannel}`,
       );
     } catch (error) {
       await client.end().catch(() => {});

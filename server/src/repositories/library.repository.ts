@@ -1,6 +1,7 @@
 import { type OperationNodeSource, type Selectable, sql } from 'kysely';
 import { compiledSelect } from '../db/compiled-select.ts';
 import type { Db } from '../db/database.ts';
+import { preparedMark } from '../db/prepared-statements.ts';
 import type { MovieArtworkStateTable } from '../db/schema.ts';
 import { type SqlEngine, sqlEngineOf } from '../db/sql-engine.ts';
 
@@ -79,6 +80,18 @@ function sidecarsJson(engine: SqlEngine) {
   return sql<string>`(select ${array} from subtitle_sidecars s where s.media_file_id = f.id)`;
 }
 
+/** The columns of a movie the listing presents (both engines' reads of presentationRows). */
+const LISTED_MOVIE_COLUMNS = [
+  'id',
+  'title',
+  'sort_title',
+  'year',
+  'overview',
+  'has_digital_store_a',
+  'has_digital_store_b',
+  'created_at',
+] as const;
+
 /** Ids per query: well under SQLite's limit of bound parameters. */
 const IDS_PER_QUERY = 500;
 
@@ -133,19 +146,7 @@ export class LibraryRepository {
     // of its own query; `ord_*` columns only order and are dropped here.
     const part = (rows: OperationNodeSource, order: string) =>
       sql<string>`(select coalesce(json_agg(to_json(x) order by ${sql.raw(order)}), '[]')::text from (${rows}) x)`;
-    const movies = db
-      .selectFrom('movies')
-      .where(within('id'))
-      .select([
-        'id',
-        'title',
-        'sort_title',
-        'year',
-        'overview',
-        'has_digital_store_a',
-        'has_digital_store_b',
-        'created_at',
-      ]);
+    const movies = db.selectFrom('movies').where(within('id')).select(LISTED_MOVIE_COLUMNS);
     const copies = db
       .selectFrom('physical_copies as c')
       .where(within('c.movie_id'))
@@ -165,7 +166,7 @@ export class LibraryRepository {
       ${part(copies, 'x.movie_id, x.ord_id')} as copies,
       ${part(files, 'x.movie_id, x.id')} as files,
       ${part(credits, 'x.movie_id, x.role, x.ord_sort')} as credits,
-      ${part(artwork, 'x.movie_id')} as artwork`
+      ${part(artwork, 'x.movie_id')} as artwork ${preparedMark}`
       .execute(db)
       .then((r) => r.rows[0]);
     if (row === undefined) throw new Error('presentation rows: no row');
@@ -184,16 +185,7 @@ export class LibraryRepository {
       this.db
         .selectFrom('movies')
         .$if(ids !== undefined, (q) => q.where('id', 'in', ids ?? []))
-        .select([
-          'id',
-          'title',
-          'sort_title',
-          'year',
-          'overview',
-          'has_digital_store_a',
-          'has_digital_store_b',
-          'created_at',
-        ])
+        .select(LISTED_MOVIE_COLUMNS)
         .orderBy('sort_title')
         .orderBy('id')
         .execute(),

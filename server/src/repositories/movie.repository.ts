@@ -1,5 +1,6 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { preparedMark } from '../db/prepared-statements.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { type SearchDialect, searchDialectOf } from './search-dialect.ts';
 import { movieVisible } from './visibility.repository.ts';
@@ -179,6 +180,7 @@ export class MovieRepository {
       .orderBy('page.rank')
       .orderBy('page.sort_title')
       .orderBy('page.id')
+      .modifyEnd(preparedMark)
       .execute();
     const first = found[0];
     if (first === undefined) {
@@ -226,6 +228,7 @@ export class MovieRepository {
         .select([sql<number>`count(*) over ()`.as('total'), STALE])
         .limit(limit)
         .offset(offset)
+        .modifyEnd(preparedMark)
         .execute());
     const first = rows[0];
     if (first !== undefined) {
@@ -275,7 +278,7 @@ export class MovieRepository {
       from hit join movies m on m.id = hit.id
       where hit.rank <= coalesce((select rank from cut), 'infinity'::float8)
       order by hit.rank, m.sort_title, m.id
-      limit ${limit} offset ${offset}`.execute(this.db);
+      limit ${limit} offset ${offset} ${preparedMark}`.execute(this.db);
     return rows;
   }
 
@@ -298,6 +301,7 @@ export class MovieRepository {
   async searchCount(words: readonly string[], options: SearchOptions): Promise<number> {
     const row = await this.searchQuery(words, options, false)
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      .modifyEnd(preparedMark)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
