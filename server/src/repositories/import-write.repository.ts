@@ -1,3 +1,4 @@
+import { insertRows } from '../db/bulk-insert.ts';
 import type { Db } from '../db/database.ts';
 import type {
   ArtworkStateValues,
@@ -69,9 +70,7 @@ export class ImportWriteRepository implements ImportWriter {
   }
 
   async insertMovies(rows: NewMovieRow[]) {
-    return this.db
-      .insertInto('movies')
-      .values(rows)
+    return insertRows(this.db, 'movies', rows)
       .returning(['id', 'title', 'year', 'tmdb_id', 'imdb_id'])
       .execute();
   }
@@ -81,9 +80,7 @@ export class ImportWriteRepository implements ImportWriter {
   }
 
   async insertEditions(rows: NewEditionRow[]) {
-    return this.db
-      .insertInto('disc_editions')
-      .values(rows)
+    return insertRows(this.db, 'disc_editions', rows)
       .returning(['id', 'movie_id', 'label', 'format', 'barcode', 'region'])
       .execute();
   }
@@ -96,7 +93,7 @@ export class ImportWriteRepository implements ImportWriter {
   }
 
   async insertCopies(rows: NewCopyRow[]): Promise<void> {
-    await this.db.insertInto('physical_copies').values(rows).execute();
+    await insertRows(this.db, 'physical_copies', rows).execute();
   }
 
   async setCopyNotes(id: number, notes: string): Promise<void> {
