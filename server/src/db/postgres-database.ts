@@ -13,6 +13,7 @@ import type { OpenedDatabase, OpenOptions } from './opened-database.ts';
 import { migrationsFor } from './migrations/index.ts';
 import { installChangeCapture } from './postgres-change-capture.ts';
 import { PostgresChangeFeed } from './postgres-change-feed.ts';
+import { preparingPool } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
 
 /** pg's type ids: int8 (count(*), bigint columns) and numeric (sums) arrive as strings by default. */
@@ -79,7 +80,7 @@ export async function openPostgresDatabase(url: string, options: OpenOptions): P
   // idle_in_transaction_session_timeout) emits 'error' at once. Its holder gets the error at its
   // next statement, and the pool drops the connection when it is given back.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const fail = async (reason: string): Promise<never> => {
     await db.destroy();
     throw new Error(reason);
