@@ -44,11 +44,14 @@ export function asRecordset(rows: readonly object[]): { columns: string[]; json:
   const first = rows[0];
   if (first === undefined) return null;
   const columns = Object.keys(first);
-  for (const row of rows) {
-    const keys = Object.keys(row);
-    if (keys.length !== columns.length) return null;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== columns[i]) return null;
-    for (const value of Object.values(row) as unknown[]) if (!isPlain(value)) return null;
+  // for…in, not Object.keys/values: no arrays made per row (30,000 rows an import).
+  for (const row of rows as readonly Record<string, unknown>[]) {
+    let at = 0;
+    for (const key in row) {
+      if (key !== columns[at] || !isPlain(row[key])) return null;
+      at++;
+    }
+    if (at !== columns.length) return null;
   }
   const json = JSON.stringify(rows);
   // JSON.stringify writes a lone surrogate as a `\udXXX` escape (a pair stays raw); a literal
