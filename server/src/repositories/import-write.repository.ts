@@ -1,3 +1,4 @@
+import { insertRows } from '../db/bulk-insert.ts';
 import type { Db } from '../db/database.ts';
 import type {
   ArtworkStateValues,
@@ -37,41 +38,26 @@ export class ImportWriteRepository implements ImportWriter {
     await this.db.updateTable('library_roots').set(values).where('id', '=', id).execute();
   }
 
-  async insertBinder(name: string, capacity: number, now: string): Promise<number> {
-    const res = await this.db
-      .insertInto('binders')
-      .values({ name, capacity, created_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return res.id;
+  async insertBinders(rows: { name: string; capacity: number; created_at: string }[]) {
+    return insertRows(this.db, 'binders', rows).returning(['id', 'name']).execute();
   }
 
   async setBinderCapacity(id: number, capacity: number): Promise<void> {
     await this.db.updateTable('binders').set({ capacity }).where('id', '=', id).execute();
   }
 
-  async insertPerson(name: string): Promise<number> {
-    const res = await this.db
-      .insertInto('persons')
-      .values({ tmdb_id: null, name, profile_path: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return res.id;
+  async insertPersons(names: string[]) {
+    const rows = names.map((name) => ({ tmdb_id: null, name, profile_path: null }));
+    return insertRows(this.db, 'persons', rows).returning(['id', 'name']).execute();
   }
 
-  async insertStudio(name: string): Promise<number> {
-    const res = await this.db
-      .insertInto('studios')
-      .values({ tmdb_id: null, name })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return res.id;
+  async insertStudios(names: string[]) {
+    const rows = names.map((name) => ({ tmdb_id: null, name }));
+    return insertRows(this.db, 'studios', rows).returning(['id', 'name']).execute();
   }
 
   async insertMovies(rows: NewMovieRow[]) {
-    return this.db
-      .insertInto('movies')
-      .values(rows)
+    return insertRows(this.db, 'movies', rows)
       .returning(['id', 'title', 'year', 'tmdb_id', 'imdb_id'])
       .execute();
   }
@@ -81,9 +67,7 @@ export class ImportWriteRepository implements ImportWriter {
   }
 
   async insertEditions(rows: NewEditionRow[]) {
-    return this.db
-      .insertInto('disc_editions')
-      .values(rows)
+    return insertRows(this.db, 'disc_editions', rows)
       .returning(['id', 'movie_id', 'label', 'format', 'barcode', 'region'])
       .execute();
   }
@@ -96,7 +80,7 @@ export class ImportWriteRepository implements ImportWriter {
   }
 
   async insertCopies(rows: NewCopyRow[]): Promise<void> {
-    await this.db.insertInto('physical_copies').values(rows).execute();
+    await insertRows(this.db, 'physical_copies', rows).execute();
   }
 
   async setCopyNotes(id: number, notes: string): Promise<void> {

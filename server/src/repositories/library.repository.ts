@@ -95,6 +95,13 @@ const LISTED_MOVIE_COLUMNS = [
 /** Ids per query: well under SQLite's limit of bound parameters. */
 const IDS_PER_QUERY = 500;
 
+/**
+ * Scopes of at most this many movies read their presentation rows with a prepared statement on
+ * PostgreSQL (a rebuild after a few changes, a movie page): its plan, made for a few ids, is never
+ * used for a full build's slices of 1,000.
+ */
+const PREPARED_SCOPE = 100;
+
 /** Runs `read` for all (undefined), one, or the ids in slices, concatenating the rows. */
 async function scoped<T>(
   scope: MovieScope,
@@ -140,8 +147,15 @@ export class LibraryRepository {
   private async presentationRowsAtOnce(scope: MovieScope, userId: number): Promise<PresentationRows> {
     const ids = scope === undefined ? null : typeof scope === 'number' ? [scope] : [...scope];
     const db = this.db;
+    // One movie (a rebuild after one change, a movie page) is `= $n`, not `= any($n)`: its generic
+    // plan is then estimated like its custom ones, and PostgreSQL stops planning it after five runs.
+    const one = ids?.length === 1 ? ids[0] : undefined;
     const within = (column: string) =>
-      ids === null ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = any(${ids}::integer[])`;
+      ids === null
+        ? sql<boolean>`true`
+        : one !== undefined
+          ? sql<boolean>`${sql.ref(column)} = ${one}::integer`
+          : sql<boolean>`${sql.ref(column)} = any(${ids}::integer[])`;
     // Each part: its rows as a JSON array (to_json keeps the columns' names and order), in the order
     // of its own query; `ord_*` columns only order and are dropped here.
     const part = (rows: OperationNodeSource, order: string) =>
@@ -161,12 +175,14 @@ export class LibraryRepository {
       .select(['pm.movie_id', 'p.name', 'pm.role', 'pm.sort_order as ord_sort'])
       .where((eb) => eb.or([eb('pm.role', '=', 'cast'), eb('pm.job', '=', 'Director')]));
     const artwork = db.selectFrom('movie_artwork_state').selectAll().where(within('movie_id'));
+    // Parsing and planning this statement cost more than running it for a few movies (docs/database.md).
+    const prepared = ids !== null && ids.length <= PREPARED_SCOPE ? preparedMark : sql``;
     const row = await sql<Record<'movies' | 'copies' | 'files' | 'credits' | 'artwork', string>>`select
       ${part(movies, 'x.sort_title, x.id')} as movies,
       ${part(copies, 'x.movie_id, x.ord_id')} as copies,
       ${part(files, 'x.movie_id, x.id')} as files,
       ${part(credits, 'x.movie_id, x.role, x.ord_sort')} as credits,
-      ${part(artwork, 'x.movie_id')} as artwork ${preparedMark}`
+      ${part(artwork, 'x.movie_id')} as artwork ${prepared}`
       .execute(db)
       .then((r) => r.rows[0]);
     if (row === undefined) throw new Error('presentation rows: no row');

@@ -182,24 +182,30 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
     this.writes.push('updateRoot');
     Object.assign(this.t.roots.find((r) => r.id === id) ?? {}, values);
   }
-  async insertBinder(name: string, capacity: number, now: string): Promise<number> {
-    const id = this.id('insertBinder');
-    this.t.binders.push({ id, name, capacity, created_at: now });
-    return id;
+  async insertBinders(rows: { name: string; capacity: number; created_at: string }[]) {
+    return rows.map((row) => {
+      const id = this.id('insertBinders');
+      this.t.binders.push({ id, ...row });
+      return { id, name: row.name };
+    });
   }
   async setBinderCapacity(id: number, capacity: number): Promise<void> {
     this.writes.push('setBinderCapacity');
     Object.assign(this.t.binders.find((b) => b.id === id) ?? {}, { capacity });
   }
-  async insertPerson(name: string): Promise<number> {
-    const id = this.id('insertPerson');
-    this.t.persons.push({ id, name });
-    return id;
+  async insertPersons(names: string[]) {
+    return names.map((name) => {
+      const id = this.id('insertPersons');
+      this.t.persons.push({ id, name });
+      return { id, name };
+    });
   }
-  async insertStudio(name: string): Promise<number> {
-    const id = this.id('insertStudio');
-    this.t.studios.push({ id, name });
-    return id;
+  async insertStudios(names: string[]) {
+    return names.map((name) => {
+      const id = this.id('insertStudios');
+      this.t.studios.push({ id, name });
+      return { id, name };
+    });
   }
   async insertMovies(rows: NewMovieRow[]) {
     return rows.map((row) => {

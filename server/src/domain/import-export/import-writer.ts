@@ -9,6 +9,11 @@ import type { MovieRow } from './library-rows.ts';
 export type MoviePatch = Partial<Omit<MovieRow, 'id'>>;
 /** A movie the import creates (never enriched yet). */
 export type NewMovieRow = Omit<MovieRow, 'id' | 'enriched_at'>;
+/** A row an INSERT created, by the name it was given. */
+export interface NamedRow {
+  id: number;
+  name: string;
+}
 export interface NewEditionRow {
   movie_id: number;
   label: string | null;
@@ -64,10 +69,13 @@ export interface ImportWriter {
     created_at: string;
   }): Promise<number>;
   updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void>;
-  insertBinder(name: string, capacity: number, now: string): Promise<number>;
+  /** Many binders in one INSERT (names are unique); RETURNING gives the rows in no promised order. */
+  insertBinders(rows: { name: string; capacity: number; created_at: string }[]): Promise<NamedRow[]>;
   setBinderCapacity(id: number, capacity: number): Promise<void>;
-  insertPerson(name: string): Promise<number>;
-  insertStudio(name: string): Promise<number>;
+  /** Many people in one INSERT, one row a name; RETURNING gives the rows in no promised order. */
+  insertPersons(names: string[]): Promise<NamedRow[]>;
+  /** Many studios in one INSERT, one row a name; RETURNING gives the rows in no promised order. */
+  insertStudios(names: string[]): Promise<NamedRow[]>;
   /** Many movies in one INSERT; RETURNING gives the rows in no promised order. */
   insertMovies(
     rows: NewMovieRow[],

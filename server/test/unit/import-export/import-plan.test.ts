@@ -48,7 +48,7 @@ describe('ImportPlan (pure: a snapshot and items in, counts, problems and writes
     for (const op of plan.ops) await op(writer);
     assert.deepEqual(
       writes.map((w) => w.method),
-      ['insertBinder', 'insertMovies', 'insertEditions', 'insertCopies'],
+      ['insertBinders', 'insertMovies', 'insertEditions', 'insertCopies'],
     );
     // Ids handed out in that order: binder 1000, movie 1001, edition 1002.
     assert.deepEqual(writes[3]?.args[0], [
@@ -57,6 +57,43 @@ describe('ImportPlan (pure: a snapshot and items in, counts, problems and writes
     assert.deepEqual(
       plan.newMovies.map((r) => r.value),
       [1001],
+    );
+  });
+
+  it('new binders are one write (RETURNING in any order): each copy points at its own binder', async () => {
+    const plan = new ImportPlan({
+      snapshot: snapshot(),
+      now: NOW,
+      items: csvItems([
+        { title: 'Ronin', year: 1998, format: 'DVD', binder: 'B', slot: '1' },
+        { title: 'Heat', year: 1995, format: 'DVD', binder: 'A', slot: '1' },
+        { title: 'Thief', year: 1981, format: 'DVD', binder: 'C', slot: '1' },
+        { title: 'Collateral', year: 2004, format: 'DVD', binder: 'A', slot: '2' },
+      ]),
+      doc: null,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, []);
+    const { writer, writes } = recordingWriter();
+    for (const op of plan.ops) await op(writer);
+    assert.deepEqual(
+      writes.map((w) => w.method),
+      ['insertBinders', 'insertMovies', 'insertEditions', 'insertCopies'],
+    );
+    const binders = writes[0]?.args[0] as { name: string }[];
+    assert.deepEqual(
+      binders.map((b) => b.name),
+      ['B', 'A', 'C'],
+      'each binder once, in first use order',
+    );
+    // The recording writer hands out 1000, 1001, 1002 in that order and returns them reversed.
+    const idOf = new Map(binders.map((b, i) => [b.name, 1000 + i]));
+    const copies = writes[3]?.args[0] as { binder_id: number | null; slot: string | null }[];
+    const movies = writes[1]?.args[0] as { title: string }[];
+    assert.deepEqual(
+      copies.map((c) => c.binder_id),
+      ['B', 'A', 'C', 'A'].map((name) => idOf.get(name)),
+      `copies of ${movies.map((m) => m.title).join(', ')}`,
     );
   });
 

@@ -143,10 +143,20 @@ export function recordingWriter(): { writer: ImportWriter; writes: RecordedWrite
     insertCollection: (...a) => id('insertCollection', a),
     insertRoot: (...a) => id('insertRoot', a),
     updateRoot: (...a) => done('updateRoot', a),
-    insertBinder: (...a) => id('insertBinder', a),
+    // RETURNING promises no order: the named rows come back reversed too.
+    insertBinders: async (rows) => {
+      record('insertBinders', [rows]);
+      return rows.map((r) => ({ id: next++, name: r.name })).reverse();
+    },
     setBinderCapacity: (...a) => done('setBinderCapacity', a),
-    insertPerson: (...a) => id('insertPerson', a),
-    insertStudio: (...a) => id('insertStudio', a),
+    insertPersons: async (names) => {
+      record('insertPersons', [names]);
+      return names.map((name) => ({ id: next++, name })).reverse();
+    },
+    insertStudios: async (names) => {
+      record('insertStudios', [names]);
+      return names.map((name) => ({ id: next++, name })).reverse();
+    },
     insertMovies: async (rows) => {
       record('insertMovies', [rows]);
       // RETURNING promises no order: give the rows back reversed.

@@ -326,7 +326,12 @@ describe('LibraryRepository.presentationRows', () => {
         }
       }
       const repo = new LibraryRepository(db);
-      for (const scope of [undefined, zebra, [emile, zebra, alpha], [alpha], []]) {
+      // More than PREPARED_SCOPE ids (PostgreSQL: not the prepared statement), most of them absent.
+      const many = [...ids, ...Array.from({ length: 120 }, (_, i) => 1_000_000 + i)];
+      // Each scope eight times: a prepared statement (PostgreSQL, a few ids) runs its first five with
+      // custom plans and may use its generic plan after: both must answer the same.
+      const scopes = [undefined, zebra, [emile, zebra, alpha], [alpha], [], many];
+      for (const scope of Array.from({ length: 8 }, () => scopes).flat()) {
         for (const user of [1, 2]) {
           const apart = {
             movies: await repo.movies(scope),
