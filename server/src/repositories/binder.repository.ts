@@ -1,6 +1,7 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import type { ArtworkState } from '../domain/artwork-url.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { movieVisible } from './visibility.repository.ts';
 
@@ -162,6 +163,16 @@ export class BinderRepository {
         hint: 'Pick a free slot.',
       });
     }
+  }
+
+  /** The artwork rows of these movies (the binder page's posters). */
+  artwork(movieIds: readonly number[]): Promise<ArtworkState[]> {
+    if (movieIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('movie_artwork_state')
+      .select(['movie_id', 'poster_state', 'poster_path', 'backdrop_state', 'backdrop_path', 'fetched_at'])
+      .where('movie_id', 'in', [...movieIds])
+      .execute();
   }
 
   /** True when another binder has this name (rename's check; the unique index still decides). */

@@ -1,4 +1,5 @@
 import { type Clock, isoNow } from '../../adapters/clock.ts';
+import { artworkUrl } from '../../domain/artwork-url.ts';
 import {
   type BinderPage,
   DEFAULT_BINDER_CAPACITY,
@@ -38,7 +39,7 @@ export interface CopyPlace {
   slot: string;
 }
 
-type BinderReads = Pick<BinderRepository, 'list' | 'byName' | 'slots'>;
+type BinderReads = Pick<BinderRepository, 'list' | 'byName' | 'slots' | 'artwork'>;
 type BinderWrites = Pick<
   BinderRepository,
   'byName' | 'create' | 'update' | 'lockCopies' | 'holder' | 'place' | 'nameTaken' | 'list'
@@ -86,6 +87,18 @@ export class BinderService {
       slots_per_page: binder.slots_per_page,
       pages: layOutBinder(held, binder.slots_per_page),
     };
+  }
+
+  /** Poster URLs (the artwork route's, versioned) of the shown copies' films, by movie id. */
+  async posters(view: BinderView): Promise<Map<number, string>> {
+    const ids = new Set<number>();
+    for (const page of view.pages) for (const s of page.slots) if (s.copy !== null) ids.add(s.copy.movie_id);
+    const out = new Map<number, string>();
+    for (const row of await this.deps.reads.artwork([...ids])) {
+      const url = artworkUrl(row, 'poster');
+      if (url !== null) out.set(row.movie_id, url);
+    }
+    return out;
   }
 
   /** Renames the binder and/or sets its slots per page; 409 `binder_exists` when the name is taken. */
