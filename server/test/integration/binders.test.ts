@@ -3,6 +3,7 @@
 // under racing requests, renames, and the viewer's content limit.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ReelshelfClient } from '../../../client/src/index.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 interface SlotJson {
@@ -189,6 +190,31 @@ describe('binders API', () => {
     assert.equal(a.slots_per_page, 10);
     assert.ok(a.pages.every((p) => p.slots.length === 10));
     await json(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 8 })));
+  });
+
+  it('the typed client reads, moves, swaps and renames', async () => {
+    const client = new ReelshelfClient({ baseUrl: server.url, token: server.token });
+    assert.deepEqual(
+      (await client.binders()).items.map((b) => b.name),
+      ['A', 'Shelf two'],
+    );
+    const a = await client.binder('A');
+    assert.equal(a.pages.length, 3);
+    const [x, y] = [copyAt.get(1) ?? 0, copyAt.get(2) ?? 0];
+    const placeOf = async (id: number) => (await places()).get(id);
+    const [px, py] = [await placeOf(x), await placeOf(y)];
+    await client.swapCopies(x, y);
+    assert.deepEqual([await placeOf(x), await placeOf(y)], [py, px]);
+    await client.swapCopies(x, y);
+    const moved = await client.moveCopy(x, 'Shelf two', '7');
+    assert.deepEqual(moved, { id: x, binder: 'Shelf two', slot: '7' });
+    const [b, s] = (px ?? '').split('/');
+    await client.moveCopy(x, b ?? '', s ?? '');
+    assert.deepEqual(await client.updateBinder('Shelf two', { slots_per_page: 4 }), {
+      name: 'Shelf two',
+      copies: 0,
+      slots_per_page: 4,
+    });
   });
 
   it('a person with a content limit sees a hidden film’s slot as empty, and cannot move or rename', async () => {
