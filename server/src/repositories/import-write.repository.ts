@@ -50,6 +50,10 @@ export class ImportWriteRepository implements ImportWriter {
     await this.db.updateTable('binders').set({ capacity }).where('id', '=', id).execute();
   }
 
+  async setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void> {
+    await this.db.updateTable('binders').set({ slots_per_page: slotsPerPage }).where('id', '=', id).execute();
+  }
+
   async insertPerson(name: string): Promise<number> {
     const res = await this.db
       .insertInto('persons')

@@ -184,12 +184,16 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   }
   async insertBinder(name: string, capacity: number, now: string): Promise<number> {
     const id = this.id('insertBinder');
-    this.t.binders.push({ id, name, capacity, created_at: now });
+    this.t.binders.push({ id, name, capacity, slots_per_page: 8, created_at: now });
     return id;
   }
   async setBinderCapacity(id: number, capacity: number): Promise<void> {
     this.writes.push('setBinderCapacity');
     Object.assign(this.t.binders.find((b) => b.id === id) ?? {}, { capacity });
+  }
+  async setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void> {
+    this.writes.push('setBinderSlotsPerPage');
+    Object.assign(this.t.binders.find((b) => b.id === id) ?? {}, { slots_per_page: slotsPerPage });
   }
   async insertPerson(name: string): Promise<number> {
     const id = this.id('insertPerson');

@@ -66,6 +66,8 @@ export interface ImportWriter {
   updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void>;
   insertBinder(name: string, capacity: number, now: string): Promise<number>;
   setBinderCapacity(id: number, capacity: number): Promise<void>;
+  /** Slots per drawn page (issue 27; a new binder has 8). */
+  setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void>;
   insertPerson(name: string): Promise<number>;
   insertStudio(name: string): Promise<number>;
   /** Many movies in one INSERT; RETURNING gives the rows in no promised order. */

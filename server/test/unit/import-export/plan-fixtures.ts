@@ -77,7 +77,7 @@ export function extras(parts: Partial<SnapshotExtras> = {}): SnapshotExtras {
 }
 
 export function binderRow(id: number, name: string, capacity = 100): BinderRow {
-  return { id, name, capacity, created_at: NOW };
+  return { id, name, capacity, slots_per_page: 8, created_at: NOW };
 }
 
 /** CSV lines as the import reads them (grouped into movies), line numbers from 2. */
@@ -145,6 +145,7 @@ export function recordingWriter(): { writer: ImportWriter; writes: RecordedWrite
     updateRoot: (...a) => done('updateRoot', a),
     insertBinder: (...a) => id('insertBinder', a),
     setBinderCapacity: (...a) => done('setBinderCapacity', a),
+    setBinderSlotsPerPage: (...a) => done('setBinderSlotsPerPage', a),
     insertPerson: (...a) => id('insertPerson', a),
     insertStudio: (...a) => id('insertStudio', a),
     insertMovies: async (rows) => {
