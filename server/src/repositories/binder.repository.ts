@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { preparedMark } from '../db/prepared-statements.ts';
 import { AppError } from '../errors.ts';
 import type { ArtworkState } from '../domain/artwork-url.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
@@ -26,6 +27,8 @@ export interface SlotCopyRow {
   format: string | null;
   edition: string | null;
   visible: number;
+  /** The film's artwork row (the poster's part), null when it has none. */
+  artwork: ArtworkState | null;
 }
 
 /** A copy's place, as a move or swap reads (and on PostgreSQL locks) it. */
@@ -44,7 +47,11 @@ function isUniqueViolation(err: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
-/** binders and the physical copies in their slots (issue 27 item 1). */
+/**
+ * binders and the physical copies in their slots (issue 27 item 1). The reads a binder page waits on
+ * are named prepared statements on PostgreSQL (db/prepared-statements.ts: planning them anew cost
+ * more than running them).
+ */
 export class BinderRepository {
   /** @param postgres rows are locked `FOR UPDATE` there; SQLite runs one transaction at a time. */
   constructor(
@@ -63,6 +70,7 @@ export class BinderRepository {
       .select(['b.name', 'b.slots_per_page', (eb) => eb.fn.count<string | number>('m.id').as('copies')])
       .groupBy(['b.id', 'b.name', 'b.slots_per_page'])
       .orderBy('b.name')
+      .modifyEnd(preparedMark)
       .execute();
     return rows.map((r) => ({ name: r.name, slots_per_page: r.slots_per_page, copies: Number(r.copies) }));
   }
@@ -72,16 +80,23 @@ export class BinderRepository {
       .selectFrom('binders')
       .select(['id', 'name', 'slots_per_page'])
       .where('name', '=', name)
+      .modifyEnd(preparedMark)
       .executeTakeFirst();
   }
 
-  /** The copies with a slot in the binder; a film the filter hides comes with `visible` 0. */
-  async slots(binderId: number, filter: CertificationFilter | null): Promise<SlotCopyRow[]> {
+  /**
+   * The copies with a slot in the binder named `name`, with their film's poster state (a page draws
+   * it; one query, so a page costs two round trips run together: this and `byName`); a film the
+   * filter hides comes with `visible` 0.
+   */
+  async slots(name: string, filter: CertificationFilter | null): Promise<SlotCopyRow[]> {
     const visible = movieVisible(filter, 'm.certification');
     const rows = await this.db
       .selectFrom('physical_copies as pc')
+      .innerJoin('binders as b', 'b.id', 'pc.binder_id')
       .innerJoin('movies as m', 'm.id', 'pc.movie_id')
       .leftJoin('disc_editions as e', 'e.id', 'pc.edition_id')
+      .leftJoin('movie_artwork_state as a', 'a.movie_id', 'm.id')
       .select([
         'pc.id',
         'pc.movie_id',
@@ -89,12 +104,35 @@ export class BinderRepository {
         'm.title',
         'e.format',
         'e.label as edition',
+        'a.poster_state',
+        'a.poster_path',
+        'a.fetched_at',
         sql<number>`case when ${visible} then 1 else 0 end`.as('visible'),
       ])
-      .where('pc.binder_id', '=', binderId)
+      .where('b.name', '=', name)
       .where('pc.slot', 'is not', null)
+      .modifyEnd(preparedMark)
       .execute();
-    return rows.map((r) => ({ ...r, slot: r.slot ?? '', visible: Number(r.visible) }));
+    return rows.map((r) => ({
+      id: r.id,
+      movie_id: r.movie_id,
+      slot: r.slot ?? '',
+      title: r.title,
+      format: r.format,
+      edition: r.edition,
+      visible: Number(r.visible),
+      artwork:
+        r.poster_state === null
+          ? null
+          : {
+              movie_id: r.movie_id,
+              poster_state: r.poster_state,
+              poster_path: r.poster_path,
+              backdrop_state: 'none',
+              backdrop_path: null,
+              fetched_at: r.fetched_at,
+            },
+    }));
   }
 
   async create(name: string, capacity: number, now: string): Promise<BinderRow> {
@@ -163,16 +201,6 @@ export class BinderRepository {
         hint: 'Pick a free slot.',
       });
     }
-  }
-
-  /** The artwork rows of these movies (the binder page's posters). */
-  artwork(movieIds: readonly number[]): Promise<ArtworkState[]> {
-    if (movieIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('movie_artwork_state')
-      .select(['movie_id', 'poster_state', 'poster_path', 'backdrop_state', 'backdrop_path', 'fetched_at'])
-      .where('movie_id', 'in', [...movieIds])
-      .execute();
   }
 
   /** True when another binder has this name (rename's check; the unique index still decides). */

@@ -199,7 +199,7 @@ export function registerBinderPages(
     reply: FastifyReply,
     error: { message: string; status: number } | null,
   ) => {
-    const view = await services.binders.get(
+    const { view, posters } = await services.binders.page(
       request.params.name,
       services.visibility.filter(principalOf(request)),
     );
@@ -209,7 +209,7 @@ export function registerBinderPages(
       current: 'binders',
       body: binderPage({
         view,
-        posters: await services.binders.posters(view),
+        posters,
         admin: principalOf(request).role === 'admin',
         csrf: pages.csrf(request),
         error: error?.message ?? null,

@@ -39,7 +39,7 @@ export interface CopyPlace {
   slot: string;
 }
 
-type BinderReads = Pick<BinderRepository, 'list' | 'byName' | 'slots' | 'artwork'>;
+type BinderReads = Pick<BinderRepository, 'list' | 'byName' | 'slots'>;
 type BinderWrites = Pick<
   BinderRepository,
   'byName' | 'create' | 'update' | 'lockCopies' | 'holder' | 'place' | 'nameTaken' | 'list'
@@ -65,40 +65,47 @@ export class BinderService {
   }
 
   async get(name: string, filter: CertificationFilter | null): Promise<BinderView> {
-    const binder = await this.deps.reads.byName(name);
-    if (binder === undefined) throw noBinder(name);
-    const rows = await this.deps.reads.slots(binder.id, filter);
-    const held: LaidSlot<SlotCopy>[] = rows.map((r) => ({
-      slot: r.slot,
-      copy:
-        r.visible === 1
-          ? {
-              id: r.id,
-              movie_id: r.movie_id,
-              title: r.title,
-              format: r.format,
-              edition: r.edition,
-              on_loan: false,
-            }
-          : null,
-    }));
-    return {
-      name: binder.name,
-      slots_per_page: binder.slots_per_page,
-      pages: layOutBinder(held, binder.slots_per_page),
-    };
+    return (await this.page(name, filter)).view;
   }
 
-  /** Poster URLs (the artwork route's, versioned) of the shown copies' films, by movie id. */
-  async posters(view: BinderView): Promise<Map<number, string>> {
-    const ids = new Set<number>();
-    for (const page of view.pages) for (const s of page.slots) if (s.copy !== null) ids.add(s.copy.movie_id);
-    const out = new Map<number, string>();
-    for (const row of await this.deps.reads.artwork([...ids])) {
-      const url = artworkUrl(row, 'poster');
-      if (url !== null) out.set(row.movie_id, url);
-    }
-    return out;
+  /**
+   * The binder and the poster URLs (the artwork route's, versioned) of the films it shows, by movie
+   * id: what `/binders/{name}` draws.
+   */
+  async page(
+    name: string,
+    filter: CertificationFilter | null,
+  ): Promise<{ view: BinderView; posters: Map<number, string> }> {
+    const [binder, rows] = await Promise.all([
+      this.deps.reads.byName(name),
+      this.deps.reads.slots(name, filter),
+    ]);
+    if (binder === undefined) throw noBinder(name);
+    const posters = new Map<number, string>();
+    const held: LaidSlot<SlotCopy>[] = rows.map((r) => {
+      if (r.visible !== 1) return { slot: r.slot, copy: null };
+      const poster = r.artwork === null ? null : artworkUrl(r.artwork, 'poster');
+      if (poster !== null) posters.set(r.movie_id, poster);
+      return {
+        slot: r.slot,
+        copy: {
+          id: r.id,
+          movie_id: r.movie_id,
+          title: r.title,
+          format: r.format,
+          edition: r.edition,
+          on_loan: false,
+        },
+      };
+    });
+    return {
+      view: {
+        name: binder.name,
+        slots_per_page: binder.slots_per_page,
+        pages: layOutBinder(held, binder.slots_per_page),
+      },
+      posters,
+    };
   }
 
   /** Renames the binder and/or sets its slots per page; 409 `binder_exists` when the name is taken. */
