@@ -39,7 +39,7 @@ export interface CopyPlace {
   slot: string;
 }
 
-type BinderReads = Pick<BinderRepository, 'list' | 'byName' | 'slots'>;
+type BinderReads = Pick<BinderRepository, 'list' | 'withSlots'>;
 type BinderWrites = Pick<
   BinderRepository,
   'byName' | 'create' | 'update' | 'lockCopies' | 'holder' | 'place' | 'nameTaken' | 'list'
@@ -76,11 +76,9 @@ export class BinderService {
     name: string,
     filter: CertificationFilter | null,
   ): Promise<{ view: BinderView; posters: Map<number, string> }> {
-    const [binder, rows] = await Promise.all([
-      this.deps.reads.byName(name),
-      this.deps.reads.slots(name, filter),
-    ]);
-    if (binder === undefined) throw noBinder(name);
+    const found = await this.deps.reads.withSlots(name, filter);
+    if (found === undefined) throw noBinder(name);
+    const { binder, slots: rows } = found;
     const posters = new Map<number, string>();
     const held: LaidSlot<SlotCopy>[] = rows.map((r) => {
       if (r.visible !== 1) return { slot: r.slot, copy: null };
