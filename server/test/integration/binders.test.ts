@@ -132,6 +132,24 @@ describe('binders API', () => {
     assert.deepEqual(moved, { id, binder: 'B', slot: '1' });
     assert.equal((await binder('A')).pages.length, 3); // 19 is the highest now: still 3 pages
     assert.equal((await binder('B')).pages[0]?.slots[0]?.copy?.id, id);
+    // A named slot comes after the numbered pages, on a page of its own (docs/collector.md).
+    const other = copyAt.get(19) ?? 0;
+    await json(
+      await server.api(
+        `/api/physical-copies/${other}`,
+        jsonBody('PATCH', { binder: 'B', slot: 'Front pocket' }),
+      ),
+    );
+    assert.deepEqual(
+      (await binder('B')).pages.map((p) => [p.number, p.slots.map((x) => x.slot).join(',')]),
+      [
+        [1, '1,2,3,4,5,6,7,8'],
+        [2, 'Front pocket'],
+      ],
+    );
+    await json(
+      await server.api(`/api/physical-copies/${other}`, jsonBody('PATCH', { binder: 'A', slot: '19' })),
+    );
     await json(
       await server.api(`/api/physical-copies/${id}`, jsonBody('PATCH', { binder: 'A', slot: '20' })),
     );
