@@ -28,6 +28,8 @@ const CAPABILITIES = {
   dlna: ['library', 'playback', 'system', 'people'],
   // trickplay: making and keeping seek thumbnails (the job, its rows and files, the reader surfaces serve from).
   trickplay: ['library', 'playback', 'system', 'people'],
+  // collector: binders and their slots (issue 27), over the library and its people.
+  collector: ['library', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -1,4 +1,5 @@
 import { benchAnalysis } from './analysis.bench.ts';
+import { benchBinders } from './binders.bench.ts';
 import { benchDlna } from './dlna.ts';
 import { printEngineComparison, stopBenchEngines } from './engines.ts';
 import { benchImport } from './import.bench.ts';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dlna: benchDlna,
   trickplay: benchTrickplay,
   nodes: benchNodes,
+  binders: benchBinders,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -6,6 +6,11 @@ import {
   type BarcodeCreated,
   type BarcodeCreateInput,
   type BarcodeLookup,
+  type BinderList,
+  type BinderPatch,
+  type BinderSummary,
+  type BinderView,
+  type CopyPlace,
   type CollectionView,
   CONTRACT_HASH,
   CONTRACT_VERSION,
@@ -379,6 +384,31 @@ export class ReelshelfClient {
 
   addBarcode(code: string, input: BarcodeCreateInput = {}): Promise<BarcodeCreated> {
     return this.request('POST', `/api/barcode/${encodeURIComponent(code)}`, { body: input });
+  }
+
+  /** Every binder with its disc count (what the caller may see) and slots per page. */
+  binders(): Promise<BinderList> {
+    return this.request('GET', '/api/binders');
+  }
+
+  /** One binder as pages of slots; a slot the caller may not see is empty. */
+  binder(name: string): Promise<BinderView> {
+    return this.request('GET', `/api/binders/${encodeURIComponent(name)}`);
+  }
+
+  /** Renames a binder and/or sets its slots per page (admins; 409 `binder_exists`). */
+  updateBinder(name: string, patch: BinderPatch): Promise<BinderSummary> {
+    return this.request('PATCH', `/api/binders/${encodeURIComponent(name)}`, { body: patch });
+  }
+
+  /** Moves a disc to a binder's slot (the binder is made if new; 409 `slot_taken` names the holder). */
+  moveCopy(copyId: number, binder: string, slot: string): Promise<CopyPlace> {
+    return this.request('PATCH', `/api/physical-copies/${copyId}`, { body: { binder, slot } });
+  }
+
+  /** Swaps the places of two discs, atomically. */
+  swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
+    return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

@@ -222,6 +222,48 @@ export interface BarcodeCreated {
   warnings: string[];
 }
 
+/** GET /api/binders: every binder, with how many discs the caller may see in it. */
+export interface BinderList {
+  items: BinderSummary[];
+}
+
+export interface BinderSummary {
+  name: string;
+  copies: number;
+  slots_per_page: number;
+}
+
+/** A disc in a binder slot (null in a slot that is empty, or whose film the caller may not see). */
+export interface BinderSlotCopy {
+  id: number;
+  movie_id: number;
+  title: string;
+  format: string | null;
+  edition: string | null;
+  /** Always false until loans exist (a later part of issue 27). */
+  on_loan: boolean;
+}
+
+/** GET /api/binders/{name}: the binder as pages of slots (docs/collector.md "Binder pages"). */
+export interface BinderView {
+  name: string;
+  slots_per_page: number;
+  pages: { number: number; slots: { slot: string; copy: BinderSlotCopy | null }[] }[];
+}
+
+/** Body of PATCH /api/binders/{name} (admins): a new name and/or slots per page (1..100). */
+export interface BinderPatch {
+  name?: string;
+  slots_per_page?: number;
+}
+
+/** A copy's place after PATCH /api/physical-copies/{id} or POST /api/physical-copies/swap. */
+export interface CopyPlace {
+  id: number;
+  binder: string;
+  slot: string;
+}
+
 /**
  * How far a long-running job is: `done` of `total` units (files for a scan, movies for artwork,
  * writes for an import, tenths of a percent for a TV build). `done` never exceeds `total`; a job that

@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   last_admin: { status: 409, message: 'The household must keep at least one admin.' },
   contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
   slot_taken: { status: 409, message: 'This binder slot already holds a disc.' },
+  binder_exists: { status: 409, message: 'There is already a binder with this name.' },
   binder_full: { status: 409, message: 'This binder has no free slot.' },
   already_owned: { status: 409, message: 'A disc with this barcode is already in the library.' },
   ambiguous_match: { status: 409, message: 'Several movies match.' },

@@ -28,6 +28,8 @@ export interface BindersTable {
   id: Id;
   name: string;
   capacity: number;
+  /** Slots on one page when the binder is drawn (0017); capacity is still its size. */
+  slots_per_page: Generated<number>;
   created_at: Timestamp;
 }
 

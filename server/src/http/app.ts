@@ -27,6 +27,7 @@ import { registerStreamRoutes } from './routes/stream.routes.ts';
 import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerTrickplayStreamRoutes } from './routes/trickplay-stream.routes.ts';
 import { registerPlayRoutes } from './routes/plays.routes.ts';
+import { registerBinderRoutes } from './routes/binders.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
@@ -273,6 +274,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     pages.register(api);
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);
+    registerBinderRoutes(api, services.binders, services.visibility);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
     registerTrickplayJobRoutes(api, services.trickplayJobs);

@@ -78,6 +78,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/movies/:id': 'read',
   'GET /api/collections': 'read',
   'GET /api/devices': 'read',
+  // Binders (issue 27): each slot through the person's visibility; moves, swaps, renames are admins'.
+  'GET /api/binders': 'read',
+  'GET /api/binders/:name': 'read',
+  'GET /binders': 'read',
+  'GET /binders/:name': 'read',
+  'PATCH /api/binders/:name': 'admin',
+  'PATCH /api/physical-copies/:id': 'admin',
+  'POST /api/physical-copies/swap': 'admin',
+  'POST /binders/:name/rename': 'admin',
+  'POST /binders/:name/move': 'admin',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

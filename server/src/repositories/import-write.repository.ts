@@ -46,6 +46,10 @@ export class ImportWriteRepository implements ImportWriter {
     await this.db.updateTable('binders').set({ capacity }).where('id', '=', id).execute();
   }
 
+  async setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void> {
+    await this.db.updateTable('binders').set({ slots_per_page: slotsPerPage }).where('id', '=', id).execute();
+  }
+
   async insertPersons(names: string[]) {
     const rows = names.map((name) => ({ tmdb_id: null, name, profile_path: null }));
     return insertRows(this.db, 'persons', rows).returning(['id', 'name']).execute();

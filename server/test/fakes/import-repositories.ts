@@ -182,7 +182,9 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
     this.writes.push('updateRoot');
     Object.assign(this.t.roots.find((r) => r.id === id) ?? {}, values);
   }
-  async insertBinders(rows: { name: string; capacity: number; created_at: string }[]) {
+  async insertBinders(
+    rows: { name: string; capacity: number; slots_per_page: number; created_at: string }[],
+  ) {
     return rows.map((row) => {
       const id = this.id('insertBinders');
       this.t.binders.push({ id, ...row });
@@ -192,6 +194,10 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   async setBinderCapacity(id: number, capacity: number): Promise<void> {
     this.writes.push('setBinderCapacity');
     Object.assign(this.t.binders.find((b) => b.id === id) ?? {}, { capacity });
+  }
+  async setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void> {
+    this.writes.push('setBinderSlotsPerPage');
+    Object.assign(this.t.binders.find((b) => b.id === id) ?? {}, { slots_per_page: slotsPerPage });
   }
   async insertPersons(names: string[]) {
     return names.map((name) => {

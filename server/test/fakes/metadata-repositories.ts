@@ -251,7 +251,7 @@ export class FakeMetadataTables implements DiscRecords, Restorable {
   async getOrCreateBinder(name: string, capacity: number, now: string): Promise<BinderRow> {
     const existing = this.t.binders.find((b) => b.name === name);
     if (existing !== undefined) return { ...existing };
-    const row = { id: this.nextId++, name, capacity, created_at: now };
+    const row = { id: this.nextId++, name, capacity, slots_per_page: 8, created_at: now };
     this.t.binders.push(row);
     return { ...row };
   }

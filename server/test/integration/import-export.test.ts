@@ -350,6 +350,9 @@ describe('JSON export → import into an empty library → export gives the same
     await create({ title: 'Solaris', year: 1972, physical_copies: [{ binder: 'Binder B', slot: '10' }] });
     await create({ title: 'Solaris', year: 1972 });
     await create({ title: 'Amélie', year: 2001, original_title: 'Le Fabuleux Destin d’Amélie Poulain' });
+    // A binder drawn with 12 sleeves a page (issue 27): its setting is part of the library.
+    const perPage = await rich.api('/api/binders/Binder%20B', jsonBody('PATCH', { slots_per_page: 12 }));
+    assert.equal(perPage.status, 200, await perPage.text());
 
     // What enrichment and the artwork job would have stored, written straight to the database.
     const db = rich.server.database.db;
@@ -473,6 +476,12 @@ describe('JSON export → import into an empty library → export gives the same
     const second = await exportText(empty, 'json');
     assert.equal(second.toString('utf8'), first.toString('utf8'));
     assert.ok(second.equals(first), 'byte-identical');
+    const binders = (await (await empty.api('/api/binders')).json()) as { items: unknown[] };
+    assert.deepEqual(binders.items, [
+      { name: 'Binder A', copies: 2, slots_per_page: 8 },
+      { name: 'Binder B', copies: 1, slots_per_page: 12 },
+      { name: 'Empty Binder', copies: 0, slots_per_page: 8 },
+    ]);
     const restoredHeat = await movieByTitle(empty, 'heat');
     assert.equal(restoredHeat.media_files[0]?.status, 'present');
     assert.equal(restoredHeat.media_files[0]?.analysis_status, 'not_analyzed');

@@ -12,6 +12,8 @@ import { openDatabase } from '../../src/db/database.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import type { Database } from '../../src/db/schema.ts';
 
+const NODE_STATE = '0016-node-state';
+
 describe('migration 0016: the node state on a database that ran every other migration', () => {
   const dir = mkdtempSync(join(tmpdir(), 'reelshelf-migrate-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,17 +23,16 @@ describe('migration 0016: the node state on a database that ran every other migr
     const old = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path) }) });
     const migrator = new Migrator({
       db: old,
-      // Every migration but the node state's: what main's databases ran.
+      // Every migration before the node state's: what main's databases ran (later ones, such as
+      // 0017, came after it and run after it).
       provider: {
         getMigrations: async () =>
-          Object.fromEntries(
-            Object.entries(migrationsFor('sqlite')).filter(([name]) => !name.endsWith('-node-state')),
-          ),
+          Object.fromEntries(Object.entries(migrationsFor('sqlite')).filter(([name]) => name < NODE_STATE)),
       },
     });
     const before = await migrator.migrateToLatest();
     assert.equal(before.error, undefined);
-    const earlier = Object.keys(migrationsFor('sqlite')).filter((name) => !name.endsWith('-node-state'));
+    const earlier = Object.keys(migrationsFor('sqlite')).filter((name) => name < NODE_STATE);
     assert.equal(before.results?.at(-1)?.migrationName, earlier.at(-1));
     await old.destroy();
 

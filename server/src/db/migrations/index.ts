@@ -14,6 +14,7 @@ import * as m0013 from './0013-search-rank-stats.ts';
 import * as m0014 from './0014-jobs-notify-rows.ts';
 import * as m0015 from './0015-search-rows-at-commit.ts';
 import * as m0016 from './0016-node-state.ts';
+import * as m0017 from './0017-binder-pages.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   // Named after every migration databases may have applied already: Kysely's Migrator refuses a
   // name below the last one a database ran (0012 was never shipped).
   '0016-node-state': m0016,
+  '0017-binder-pages': m0017,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */

@@ -8,7 +8,7 @@
  * services/import/import-apply.ts runs them inside one transaction.
  * Values the file gives overwrite; values it leaves empty (`null`, an empty list) keep what is stored.
  */
-import { DEFAULT_BINDER_CAPACITY } from '../binders.ts';
+import { DEFAULT_BINDER_CAPACITY, DEFAULT_SLOTS_PER_PAGE } from '../binders.ts';
 import { parseGenres } from '../genres.ts';
 import { isWithin } from '../path-within.ts';
 import { normalizeTitle, sortTitle } from '../titles.ts';
@@ -107,7 +107,7 @@ export class ImportPlan {
     extras: [] as Op[],
   };
   private readonly newMovieRows: { ref: Ref; binder: Ref | null; values: NewMovieValues }[] = [];
-  private readonly newBinders: (Named & { capacity: number })[] = [];
+  private readonly newBinders: (Named & { capacity: number; slotsPerPage: number })[] = [];
   private readonly newPersons: Named[] = [];
   private readonly newStudios: Named[] = [];
   private readonly newEditionRows: { ref: Ref; movie: Ref; values: NewEditionValues }[] = [];
@@ -133,6 +133,9 @@ export class ImportPlan {
   private readonly rootsOnDisk: ReadonlySet<string>;
   private readonly binders = new Map<string, { ref: Ref; capacity: number }>();
   private readonly binderCapacity = new Map<string, number>();
+  /** Slots per page the file lists for a binder (absent: the default, 8). */
+  private readonly binderPerPage = new Map<string, number>();
+  private readonly storedPerPage = new Map<string, number>();
   // JSON only
   private readonly collections = new Map<string, Ref>();
   private readonly watch = new Map<number, WatchRow>();
@@ -151,7 +154,10 @@ export class ImportPlan {
     this.userId = input.userId ?? null;
     this.rootsOnDisk = input.rootsOnDisk;
     this.match = new LibraryMatcher(snapshot, items, doc !== null && doc.library_roots.length > 0);
-    for (const b of snapshot.binders) this.binders.set(b.name, { ref: new Ref(b.id), capacity: b.capacity });
+    for (const b of snapshot.binders) {
+      this.binders.set(b.name, { ref: new Ref(b.id), capacity: b.capacity });
+      this.storedPerPage.set(b.name, b.slots_per_page);
+    }
     const x = snapshot.extras;
     if (x !== null) {
       for (const c of x.collections) this.collections.set(c.name, new Ref(c.id));
@@ -183,14 +189,23 @@ export class ImportPlan {
 
   private planDocument(doc: LibraryExport): void {
     for (const c of doc.collections) this.collectionRef(c.name);
-    for (const b of doc.binders) this.binderCapacity.set(b.name, b.capacity);
+    for (const b of doc.binders) {
+      this.binderCapacity.set(b.name, b.capacity);
+      this.binderPerPage.set(b.name, b.slots_per_page ?? DEFAULT_SLOTS_PER_PAGE);
+    }
     for (const b of doc.binders) {
       const existing = this.binders.get(b.name);
       if (existing === undefined) this.binderRef(b.name);
-      else if (existing.capacity !== b.capacity) {
-        existing.capacity = b.capacity;
+      else {
         const ref = existing.ref;
-        this.phases.setup.push((w) => w.setBinderCapacity(ref.value, b.capacity));
+        if (existing.capacity !== b.capacity) {
+          existing.capacity = b.capacity;
+          this.phases.setup.push((w) => w.setBinderCapacity(ref.value, b.capacity));
+        }
+        const perPage = b.slots_per_page ?? DEFAULT_SLOTS_PER_PAGE;
+        if (this.storedPerPage.get(b.name) !== perPage) {
+          this.phases.setup.push((w) => w.setBinderSlotsPerPage(ref.value, perPage));
+        }
       }
     }
     const stored = this.snapshot.extras?.roots ?? [];
@@ -251,9 +266,10 @@ export class ImportPlan {
     const existing = this.binders.get(name);
     if (existing !== undefined) return existing.ref;
     const capacity = this.binderCapacity.get(name) ?? DEFAULT_BINDER_CAPACITY;
+    const perPage = this.binderPerPage.get(name) ?? DEFAULT_SLOTS_PER_PAGE;
     const ref = new Ref();
     this.binders.set(name, { ref, capacity });
-    this.newBinders.push({ ref, name, capacity });
+    this.newBinders.push({ ref, name, capacity, slotsPerPage: perPage });
     return ref;
   }
 
@@ -729,7 +745,14 @@ export class ImportPlan {
       }
     };
     batches(this.newBinders, (w, batch) =>
-      w.insertBinders(batch.map((b) => ({ name: b.name, capacity: b.capacity, created_at: this.now }))),
+      w.insertBinders(
+        batch.map((b) => ({
+          name: b.name,
+          capacity: b.capacity,
+          slots_per_page: b.slotsPerPage,
+          created_at: this.now,
+        })),
+      ),
     );
     batches(this.newPersons, (w, batch) => w.insertPersons(batch.map((p) => p.name)));
     batches(this.newStudios, (w, batch) => w.insertStudios(batch.map((p) => p.name)));

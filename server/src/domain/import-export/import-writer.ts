@@ -70,8 +70,12 @@ export interface ImportWriter {
   }): Promise<number>;
   updateRoot(id: number, values: { name: string; collection_id: number | null }): Promise<void>;
   /** Many binders in one INSERT (names are unique); RETURNING gives the rows in no promised order. */
-  insertBinders(rows: { name: string; capacity: number; created_at: string }[]): Promise<NamedRow[]>;
+  insertBinders(
+    rows: { name: string; capacity: number; slots_per_page: number; created_at: string }[],
+  ): Promise<NamedRow[]>;
   setBinderCapacity(id: number, capacity: number): Promise<void>;
+  /** Slots per drawn page (issue 27; a new binder has 8). */
+  setBinderSlotsPerPage(id: number, slotsPerPage: number): Promise<void>;
   /** Many people in one INSERT, one row a name; RETURNING gives the rows in no promised order. */
   insertPersons(names: string[]): Promise<NamedRow[]>;
   /** Many studios in one INSERT, one row a name; RETURNING gives the rows in no promised order. */

@@ -16,6 +16,7 @@
  * - arrays whose order means something are kept as given: `genres` (as stored), `cast` and `directors`
  *   (billing order, person_movie.sort_order).
  */
+import { MAX_SLOTS_PER_PAGE } from '../binders.ts';
 import { normalizeTitle } from '../titles.ts';
 import {
   LIMITS,
@@ -56,6 +57,8 @@ export interface ExportRoot {
 export interface ExportBinder {
   name: string;
   capacity: number;
+  /** Slots per drawn page (issue 27); written only when not the default 8, so older exports stay the same bytes. */
+  slots_per_page?: number;
 }
 
 export interface ExportRating {
@@ -407,14 +410,16 @@ function readBinders(top: Reader, doc: Json): ExportBinder[] {
   const seen = new Set<string>();
   top.array(doc, 'binders').forEach((item, i) => {
     const r = top.at('binders').at(i);
-    const obj = r.object(item, ['name', 'capacity']);
+    const obj = r.object(item, ['name', 'capacity', 'slots_per_page']);
     if (obj === null) return;
     const name = r.requiredText(obj, 'name', LIMITS.binder);
     const capacity = r.integer(obj, 'capacity', 1, 100000);
     if (capacity === null && obj.capacity === undefined) r.fail('capacity', 'is missing');
+    const perPage =
+      obj.slots_per_page === undefined ? null : r.integer(obj, 'slots_per_page', 1, MAX_SLOTS_PER_PAGE);
     if (seen.has(name)) r.fail('name', `binder "${name}" is listed twice`);
     seen.add(name);
-    out.push({ name, capacity: capacity ?? 0 });
+    out.push({ name, capacity: capacity ?? 0, ...(perPage === null ? {} : { slots_per_page: perPage }) });
   });
   return out;
 }
@@ -667,7 +672,11 @@ export function renderLibraryExport(value: LibraryExport): string {
       () => 0,
     ),
     binders: sortWithTieBreak(
-      value.binders.map((b) => ({ name: b.name, capacity: b.capacity })),
+      value.binders.map((b) => ({
+        name: b.name,
+        capacity: b.capacity,
+        ...(b.slots_per_page === undefined ? {} : { slots_per_page: b.slots_per_page }),
+      })),
       (b) => b.name,
       () => 0,
     ),

@@ -43,6 +43,8 @@ export interface BinderRow {
   id: number;
   name: string;
   capacity: number;
+  /** Slots per drawn page (migration 0017; 8 unless set). */
+  slots_per_page: number;
   created_at: string;
 }
 

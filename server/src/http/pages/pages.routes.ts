@@ -14,6 +14,7 @@ import { principalOf, principalOrNull } from '../principal.ts';
 import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plugins/session.ts';
 import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
+import { registerBinderPages } from './binders.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -52,6 +53,7 @@ export type PageServices = Pick<
   | 'visibility'
   | 'watch'
   | 'plays'
+  | 'binders'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -477,6 +479,7 @@ export class Pages {
       });
 
       registerPeoplePages(scope, this, this.services, this.sessions);
+      registerBinderPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 

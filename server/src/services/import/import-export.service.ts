@@ -22,6 +22,7 @@ import {
 import { ImportPlan } from '../../domain/import-export/import-plan.ts';
 import type { ImportWriter } from '../../domain/import-export/import-writer.ts';
 import type { CopyRow, LibraryReads } from '../../domain/import-export/library-rows.ts';
+import { DEFAULT_SLOTS_PER_PAGE } from '../../domain/binders.ts';
 import { parseGenres } from '../../domain/genres.ts';
 import { AppError } from '../../errors.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
@@ -289,7 +290,11 @@ export class ImportExportService {
       movies,
       collections: x.collections.map((c) => ({ name: c.name })),
       library_roots: x.roots.map((r) => ({ path: r.path, name: r.name, collection: r.collection })),
-      binders: s.binders.map((b) => ({ name: b.name, capacity: b.capacity })),
+      binders: s.binders.map((b) => ({
+        name: b.name,
+        capacity: b.capacity,
+        ...(b.slots_per_page === DEFAULT_SLOTS_PER_PAGE ? {} : { slots_per_page: b.slots_per_page }),
+      })),
     };
   }
 

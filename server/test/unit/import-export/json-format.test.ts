@@ -363,6 +363,30 @@ describe('validateLibraryExport', () => {
     );
   });
 
+  it('keeps a binder’s slots per page (issue 27), written only when not the default 8', () => {
+    const binders = [
+      { name: 'A', capacity: 40, slots_per_page: 12 },
+      { name: 'B', capacity: 40 },
+    ];
+    const result = validateLibraryExport({ format_version: 1, movies: [], binders });
+    if (!result.ok) assert.fail(JSON.stringify(result.errors));
+    assert.deepEqual(result.value.binders, binders);
+    const text = renderLibraryExport(result.value);
+    assert.match(text, /"slots_per_page": 12/);
+    assert.equal(text.match(/slots_per_page/g)?.length, 1);
+    const again = validateLibraryExport(JSON.parse(text));
+    if (!again.ok) assert.fail(JSON.stringify(again.errors));
+    assert.equal(renderLibraryExport(again.value), text);
+    assert.deepEqual(
+      errorsOf({
+        format_version: 1,
+        movies: [],
+        binders: [{ name: 'C', capacity: 1, slots_per_page: 101 }],
+      }).map((e) => e.field),
+      ['binders/0/slots_per_page'],
+    );
+  });
+
   it('checks the document-level lists', () => {
     const errors = errorsOf({
       format_version: 1,

@@ -77,7 +77,7 @@ export function extras(parts: Partial<SnapshotExtras> = {}): SnapshotExtras {
 }
 
 export function binderRow(id: number, name: string, capacity = 100): BinderRow {
-  return { id, name, capacity, created_at: NOW };
+  return { id, name, capacity, slots_per_page: 8, created_at: NOW };
 }
 
 /** CSV lines as the import reads them (grouped into movies), line numbers from 2. */
@@ -149,6 +149,7 @@ export function recordingWriter(): { writer: ImportWriter; writes: RecordedWrite
       return rows.map((r) => ({ id: next++, name: r.name })).reverse();
     },
     setBinderCapacity: (...a) => done('setBinderCapacity', a),
+    setBinderSlotsPerPage: (...a) => done('setBinderSlotsPerPage', a),
     insertPersons: async (names) => {
       record('insertPersons', [names]);
       return names.map((name) => ({ id: next++, name })).reverse();

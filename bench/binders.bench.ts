@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { request } from 'undici';
+import { loadConfig } from '../server/src/config.ts';
+import { createServer } from '../server/src/server.ts';
+import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import { seedMoviesWithCopies } from './seed.ts';
+import { ms, summarize } from './stats.ts';
+
+const MOVIES = 10_000;
+const quick = process.argv.includes('--quick');
+const RUNS = quick ? 30 : 120;
+
+interface Target {
+  engine: BenchEngine;
+  url: string;
+  auth: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A server on a new database of `engine` with 10,000 movies, each a disc in one of 100 binders of 100. */
+async function seededTarget(engine: BenchEngine): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const config = loadConfig({
+    REELSHELF_DATABASE_URL: await benchDatabaseUrl(engine, dataDir),
+    REELSHELF_DATA_DIR: dataDir,
+    REELSHELF_HOST: '127.0.0.1',
+    REELSHELF_PORT: '0',
+    REELSHELF_LOG_LEVEL: 'warn',
+    REELSHELF_JELLYFIN_PORT: 'off',
+    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    REELSHELF_DLNA_SSDP_PORT: 'off',
+    REELSHELF_TRICKPLAY: 'off',
+  });
+  const server = await createServer(config);
+  const close = async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await seedMoviesWithCopies(server.database.db, MOVIES);
+    if (engine === 'postgres') await sql`analyze`.execute(server.database.db);
+    const url = await server.listen();
+    return { engine, url, auth: { authorization: `Bearer ${server.apiToken}` }, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** One request's time to its last byte. */
+async function timed(target: Target, path: string, accept: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await request(`${target.url}${path}`, { headers: { ...target.auth, accept } });
+  await res.body.arrayBuffer();
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
+  return performance.now() - t0;
+}
+
+/**
+ * `/binders/{name}` (a binder of 100 discs: 13 pages of 8) as a page and as JSON, and the binder
+ * list, at 10,000 movies over real HTTP (issue 27: the page < 100 ms). Requests alternate between
+ * the engines, the first of each pair taking turns.
+ */
+export async function benchBinders(): Promise<void> {
+  const targets: Target[] = [];
+  try {
+    for (const engine of benchEngines()) targets.push(await seededTarget(engine));
+    const figures: [figure: string, path: string, accept: string][] = [
+      ['/binders/{name} page (100 discs)', '/binders/Binder%2050', 'text/html'],
+      ['GET /api/binders/{name}', '/api/binders/Binder%2050', 'application/json'],
+      ['/binders page (100 binders)', '/binders', 'text/html'],
+      ['GET /api/binders', '/api/binders', 'application/json'],
+    ];
+    for (const [figure, path, accept] of figures) {
+      for (const t of targets) await timed(t, path, accept); // warm: prepared statements, caches
+      const samples = new Map(targets.map((t) => [t, [] as number[]]));
+      for (let run = 0; run < RUNS; run++) {
+        const order = run % 2 === 0 ? targets : [...targets].reverse();
+        for (const t of order) samples.get(t)?.push(await timed(t, path, accept));
+      }
+      console.log(`${figure}:`);
+      for (const [t, list] of samples) {
+        const s = summarize(list);
+        recordFigure('binders', figure, t.engine, s.median);
+        console.log(`  ${t.engine}: median ${ms(s.median)}, p95 ${ms(s.p95)} (target < 100 ms)`);
+      }
+    }
+  } finally {
+    for (const t of targets) await t.close();
+  }
+}
