@@ -28,6 +28,13 @@ export interface UnitOfWorkOptions {
    * client or a long computation in between). SQLite: nothing to do (one process).
    */
   frozenAfterMs?: number;
+  /**
+   * For a bulk write (an import): PostgreSQL leaves the search rows of the movies it marked to be
+   * built after the commit (migration 0018: `reelshelf.search_rows = 'after-commit'`) instead of at
+   * the commit, so the writer answers first; the caller builds them after (a search before that finds
+   * the marks and builds them itself). SQLite: nothing to do (its first search builds them anyway).
+   */
+  searchRowsAfterCommit?: boolean;
 }
 
 /** A {@link UnitOfWork} on the database: `open` builds the repositories on the transaction. */
@@ -39,6 +46,7 @@ export function kyselyUnitOfWork<R>(
   const postgres = changeFeedOf(db)?.engine === 'postgres';
   const lock = options.exclusive !== undefined && postgres ? options.exclusive : null;
   const frozenAfterMs = postgres ? (options.frozenAfterMs ?? null) : null;
+  const searchRowsAfterCommit = postgres && options.searchRowsAfterCommit === true;
   return {
     transaction: (work) =>
       db.transaction().execute(async (trx) => {
@@ -47,6 +55,9 @@ export function kyselyUnitOfWork<R>(
           await sql`SET LOCAL idle_in_transaction_session_timeout = ${ms}`.execute(trx);
         }
         if (lock !== null) await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(trx);
+        if (searchRowsAfterCommit) {
+          await sql`select set_config('reelshelf.search_rows', 'after-commit', true)`.execute(trx);
+        }
         return work(open(trx));
       }),
   };

@@ -3,22 +3,35 @@
 import type { Db } from '../db/database.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
-import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
-import { type ImportExportDeps, ImportExportService } from '../services/import/import-export.service.ts';
+import { MovieRepository } from '../repositories/movie.repository.ts';
+import { kyselyUnitOfWork, type UnitOfWork } from '../repositories/unit-of-work.ts';
+import {
+  type ImportExportDeps,
+  ImportExportService,
+  type ImportTransaction,
+} from '../services/import/import-export.service.ts';
 
 /** Reads outside a transaction; a plan made and written inside one, one import at a time cluster-wide. */
 export function buildImportExport(
   db: Db,
   deps: Omit<ImportExportDeps, 'reads' | 'store'>,
 ): ImportExportService {
-  return new ImportExportService({
-    reads: new ImportExportRepository(db),
-    // Two nodes importing one document at once must create each movie once.
-    store: kyselyUnitOfWork(
-      db,
-      (trx) => ({ reads: new ImportExportRepository(trx), writer: new ImportWriteRepository(trx) }),
-      { exclusive: 'library-import' },
-    ),
-    ...deps,
-  });
+  // Two nodes importing one document at once must create each movie once. On PostgreSQL the
+  // search rows of the imported movies are built after the commit, off the request (migration 0018).
+  const written = kyselyUnitOfWork(
+    db,
+    (trx) => ({ reads: new ImportExportRepository(trx), writer: new ImportWriteRepository(trx) }),
+    { exclusive: 'library-import', searchRowsAfterCommit: true },
+  );
+  const movies = new MovieRepository(db);
+  const store: UnitOfWork<ImportTransaction> = {
+    transaction: async (work) => {
+      const out = await written.transaction(work);
+      // Not awaited: the import answers first. A failure (the server closing) loses nothing: the
+      // marks stay, and the next search or import builds them.
+      movies.syncSearchIndex().catch(() => undefined);
+      return out;
+    },
+  };
+  return new ImportExportService({ reads: new ImportExportRepository(db), store, ...deps });
 }

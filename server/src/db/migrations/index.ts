@@ -15,6 +15,7 @@ import * as m0014 from './0014-jobs-notify-rows.ts';
 import * as m0015 from './0015-search-rows-at-commit.ts';
 import * as m0016 from './0016-node-state.ts';
 import * as m0017 from './0017-binder-pages.ts';
+import * as m0018 from './0018-search-rows-after-import.ts';
 import type { Dialect } from './helpers.ts';
 
 interface MigrationModule {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   // name below the last one a database ran (0012 was never shipped).
   '0016-node-state': m0016,
   '0017-binder-pages': m0017,
+  '0018-search-rows-after-import': m0018,
 };
 
 /** The migrations bound to a dialect, in the shape Kysely's Migrator wants. */
