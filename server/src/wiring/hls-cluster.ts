@@ -7,23 +7,34 @@ import type { Db } from '../db/database.ts';
 import type { NodeRole } from '../domain/jobs/cluster-jobs.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { HlsRunRepository } from '../repositories/hls-run.repository.ts';
+import type { NodeRow } from '../repositories/node.repository.ts';
 import type { ConversionSlots } from '../services/playback/conversion-slots.ts';
 import type { HlsClusterDeps, HlsService } from '../services/playback/hls.service.ts';
 
+/** How long a read of the nodes made for a player stands in for the heartbeat's (one heartbeat). */
+const FRESH_PEERS_MS = 1_000;
+
 export function hlsCluster(
   db: Db,
-  jobs: Pick<JobRunner, 'nodeId' | 'knownLiveNodes'>,
+  jobs: Pick<JobRunner, 'nodeId' | 'knownLiveNodes' | 'liveNodes'>,
   feed: ChangeFeed | undefined,
   role: NodeRole,
 ): HlsClusterDeps {
   const host = localHostName();
+  let fresh: { at: number; nodes: NodeRow[] } | null = null;
   return {
     repo: new HlsRunRepository(db),
     node: () => {
       const id = jobs.nodeId;
       return id === null ? null : { id, role, host };
     },
-    peers: () => jobs.knownLiveNodes(),
+    // The last heartbeat's read (at most a second old), or a read made since for a player who would
+    // otherwise be told that no node converts (refreshPeers), while it is the fresher of the two.
+    peers: () =>
+      fresh !== null && Date.now() - fresh.at < FRESH_PEERS_MS ? fresh.nodes : jobs.knownLiveNodes(),
+    refreshPeers: async () => {
+      fresh = { at: Date.now(), nodes: await jobs.liveNodes() };
+    },
     ...(feed === undefined ? {} : { feed }),
     pidAlive,
   };

@@ -36,19 +36,27 @@ export class ClusterRequests {
     const ownerProcessGone = row !== null && ownership.ownerProcessGone(row);
     const self = ownership.node();
     const view = row === null ? null : rowView(row);
-    let action = remoteSegmentAction({
-      index,
-      row: view,
-      now: this.deps.now(),
-      self: {
-        nodeId: self.id,
-        ownerProcessGone,
-        converts: ownership.converts(),
-        freeSlot: this.deps.slots.inUse < this.deps.slots.max,
-      },
-      others: ownership.others(),
-      startOf: (i) => s.segments[i]?.start,
-    });
+    const decide = () =>
+      remoteSegmentAction({
+        index,
+        row: view,
+        now: this.deps.now(),
+        self: {
+          nodeId: self.id,
+          ownerProcessGone,
+          converts: ownership.converts(),
+          freeSlot: this.deps.slots.inUse < this.deps.slots.max,
+        },
+        others: ownership.others(),
+        startOf: (i) => s.segments[i]?.start,
+      });
+    let action = decide();
+    // The nodes as the last heartbeat read them may miss a worker that has just started: read them
+    // again before telling the player that no node converts.
+    if (action === 'no_converter') {
+      await ownership.refreshPeers();
+      action = decide();
+    }
     // Any run writes the init sections first: an owner elsewhere in the film is not asked to move.
     if (forInit && action === 'seek') action = 'wait';
     if (forInit && action === 'fail') action = ownership.converts() ? 'claim' : 'ask';

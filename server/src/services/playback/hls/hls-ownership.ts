@@ -33,6 +33,11 @@ export interface HlsClusterDeps {
   /** This node; null until it joined the cluster (the job runner started). */
   node(): HlsNode | null;
   peers(): readonly HlsPeer[];
+  /**
+   * Reads the nodes again (peers() is the last heartbeat's read, up to a second old): before a
+   * player is told that no node converts, a worker that started since is found.
+   */
+  refreshPeers?(): Promise<unknown>;
   /** Other nodes' announcements, seeks and claims (PostgreSQL's NOTIFY; a hint: HLS polls too). */
   feed?: { subscribeHls(listener: (presentationKey: string) => void): () => void };
   pidAlive(pid: number): boolean;
@@ -113,6 +118,11 @@ export class HlsOwnership {
   }
 
   /** What the other live nodes offer for conversions. */
+  /** Reads the other nodes again, when the cluster can (see HlsClusterDeps.refreshPeers). */
+  async refreshPeers(): Promise<void> {
+    await this.deps.refreshPeers?.();
+  }
+
   others(): OtherConverters {
     const self = this.node().id;
     return otherConverters(
