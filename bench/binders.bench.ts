@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { request } from 'undici';
-import { loadConfig } from '../server/src/config.ts';
 import { createServer } from '../server/src/server.ts';
-import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import { type BenchEngine, benchConfig, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
@@ -23,17 +22,7 @@ interface Target {
 /** A server on a new database of `engine` with 10,000 movies, each a disc in one of 100 binders of 100. */
 async function seededTarget(engine: BenchEngine): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
-  const config = loadConfig({
-    REELSHELF_DATABASE_URL: await benchDatabaseUrl(engine, dataDir),
-    REELSHELF_DATA_DIR: dataDir,
-    REELSHELF_HOST: '127.0.0.1',
-    REELSHELF_PORT: '0',
-    REELSHELF_LOG_LEVEL: 'warn',
-    REELSHELF_JELLYFIN_PORT: 'off',
-    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
-    REELSHELF_DLNA_SSDP_PORT: 'off',
-    REELSHELF_TRICKPLAY: 'off',
-  });
+  const config = benchConfig(await benchDatabaseUrl(engine, dataDir), dataDir);
   const server = await createServer(config);
   const close = async () => {
     await server.close();

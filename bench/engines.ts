@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { type Config, loadConfig } from '../server/src/config.ts';
 import { findPostgresBin, startTestPostgres } from '../scripts/test-postgres.mjs';
 
 export type BenchEngine = 'sqlite' | 'postgres';
@@ -46,6 +47,21 @@ export async function benchDatabaseUrl(engine: BenchEngine, dataDir: string): Pr
   const target = new URL(url);
   target.pathname = `/${name}`;
   return target.href;
+}
+
+/** A bench server's config: loopback, a free port, quiet, no discovery, no seek thumbnails. */
+export function benchConfig(databaseUrl: string, dataDir: string): Config {
+  return loadConfig({
+    REELSHELF_DATABASE_URL: databaseUrl,
+    REELSHELF_DATA_DIR: dataDir,
+    REELSHELF_HOST: '127.0.0.1',
+    REELSHELF_PORT: '0',
+    REELSHELF_LOG_LEVEL: 'warn',
+    REELSHELF_JELLYFIN_PORT: 'off',
+    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
+    REELSHELF_DLNA_SSDP_PORT: 'off',
+    REELSHELF_TRICKPLAY: 'off',
+  });
 }
 
 /** Stops the cluster, if one was started (at the end of `npm run bench`). */

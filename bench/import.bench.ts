@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImportResult } from '@reelshelf/contract';
-import { loadConfig } from '../server/src/config.ts';
 import { gtinCheckDigit } from '../server/src/domain/barcode.ts';
 import { createServer } from '../server/src/server.ts';
-import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import { type BenchEngine, benchConfig, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
 import { ms } from './stats.ts';
 
 const ROWS = 10_000;
@@ -102,20 +101,6 @@ async function importIntoEmpty(engine: BenchEngine, type: string, body: string):
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-function benchConfig(databaseUrl: string, dataDir: string) {
-  return loadConfig({
-    REELSHELF_DATABASE_URL: databaseUrl,
-    REELSHELF_DATA_DIR: dataDir,
-    REELSHELF_HOST: '127.0.0.1',
-    REELSHELF_PORT: '0',
-    REELSHELF_LOG_LEVEL: 'warn',
-    REELSHELF_JELLYFIN_PORT: 'off',
-    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
-    REELSHELF_DLNA_SSDP_PORT: 'off',
-    REELSHELF_TRICKPLAY: 'off',
-  });
 }
 
 /** The benchmarks of one engine on one library; the JSON export it made. */

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { request } from 'undici';
-import { loadConfig } from '../server/src/config.ts';
 import { type OpenedDatabase, openDatabase, sqliteHandleOf } from '../server/src/db/database.ts';
 import { normalizeTitle, sortTitle } from '../server/src/domain/titles.ts';
 import { createServer } from '../server/src/server.ts';
-import { type BenchEngine, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import { type BenchEngine, benchConfig, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
@@ -293,17 +292,7 @@ interface SearchTarget {
 /** A server on a new database of `engine`, seeded, after its first search (timed). */
 async function seededTarget(engine: BenchEngine): Promise<SearchTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
-  const config = loadConfig({
-    REELSHELF_DATABASE_URL: await benchDatabaseUrl(engine, dataDir),
-    REELSHELF_DATA_DIR: dataDir,
-    REELSHELF_HOST: '127.0.0.1',
-    REELSHELF_PORT: '0',
-    REELSHELF_LOG_LEVEL: 'warn',
-    REELSHELF_JELLYFIN_PORT: 'off',
-    REELSHELF_JELLYFIN_DISCOVERY_PORT: 'off',
-    REELSHELF_DLNA_SSDP_PORT: 'off',
-    REELSHELF_TRICKPLAY: 'off',
-  });
+  const config = benchConfig(await benchDatabaseUrl(engine, dataDir), dataDir);
   const server = await createServer(config);
   const close = async () => {
     await server.close();

@@ -1,37 +1,15 @@
+import type { BinderSlotCopy, BinderSummary, BinderView } from '@reelshelf/contract';
 import { type Clock, isoNow } from '../../adapters/clock.ts';
 import { artworkUrl } from '../../domain/artwork-url.ts';
-import {
-  type BinderPage,
-  DEFAULT_BINDER_CAPACITY,
-  layOutBinder,
-  type LaidSlot,
-} from '../../domain/binders.ts';
+import { DEFAULT_BINDER_CAPACITY, layOutBinder, type LaidSlot } from '../../domain/binders.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import { AppError } from '../../errors.ts';
 import type { BinderRepository, CopyPlaceRow } from '../../repositories/binder.repository.ts';
 import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 
-export interface BinderSummary {
-  name: string;
-  copies: number;
-  slots_per_page: number;
-}
-
-export interface SlotCopy {
-  id: number;
-  movie_id: number;
-  title: string;
-  format: string | null;
-  edition: string | null;
-  /** Loans are a later slice of issue 27: always false until then. */
-  on_loan: boolean;
-}
-
-export interface BinderView {
-  name: string;
-  slots_per_page: number;
-  pages: BinderPage<SlotCopy>[];
-}
+// The shapes of the API (contract/src/api.ts), one definition: the pages draw the same views.
+export type { BinderSummary, BinderView };
+export type SlotCopy = BinderSlotCopy;
 
 export interface CopyPlace {
   id: number;
