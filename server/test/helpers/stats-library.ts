@@ -35,9 +35,10 @@ export interface StatsLibrary {
   files: number[];
 }
 
-/** ISO instant `months` months before 2026-03-15 (UTC), at noon. */
+/** ISO instant on the 10th, `months` months before this month (UTC), at noon. */
 function monthsAgo(months: number, day = 10): string {
-  const d = new Date(Date.UTC(2026, 2 - months, day, 12));
+  const now = new Date();
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, day, 12));
   return d.toISOString();
 }
 

@@ -195,7 +195,8 @@ export function niceMax(value: number): number {
 
 /**
  * A line over points in order (months, say) with the area under it filled; the y axis from 0 to a
- * round maximum with three grid lines, about six x labels, and the last point's value written at it.
+ * round maximum with three grid lines, about six evenly spaced x labels ending at the last point, and
+ * the last point's value written at it.
  */
 export function lineChart(points: readonly BarDatum[], text: ChartText, colour: string = PALETTE[1]): string {
   if (points.length === 0) return empty(text);
@@ -224,7 +225,8 @@ export function lineChart(points: readonly BarDatum[], text: ChartText, colour: 
   const every = Math.max(1, Math.ceil(points.length / 6));
   const labels = points
     .map((p, i) =>
-      i % every === 0 || i === points.length - 1
+      // Counted back from the last point (always labelled), so no two labels crowd at the end.
+      (points.length - 1 - i) % every === 0
         ? `<text x="${n(xAt(i))}" y="${height - 20}" font-size="${SMALL}" text-anchor="middle" fill="currentColor">${escapeXml(p.label)}</text>`
         : '',
     )
