@@ -1,7 +1,7 @@
 import type { PlaybackPrediction, PlaybackStatusCode } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
 import {
-  type ShareClass,
+  SHARE_CLASSES,
   type ShareCounts,
   emptyCounts,
   shareClass,
@@ -35,8 +35,8 @@ export interface DeviceShare {
 
 interface Entry {
   movieId: number | null;
-  /** One class per device, in the devices' order. */
-  classes: ShareClass[];
+  /** One class per device, in the devices' order, as its index in SHARE_CLASSES (counted by index: fast). */
+  classes: Uint8Array;
 }
 
 /**
@@ -67,16 +67,21 @@ export class PlaybackShareIndex {
   async share(visible: ReadonlySet<number> | null, unmatched: boolean): Promise<DeviceShare[]> {
     await this.fresh();
     const devices = this.deps.devices();
-    const counts = devices.map(() => emptyCounts());
+    const width = SHARE_CLASSES.length;
+    const tally = new Int32Array(devices.length * width);
     for (const entry of this.entries.values()) {
       if (entry.movieId === null ? !unmatched : visible !== null && !visible.has(entry.movieId)) continue;
-      for (let d = 0; d < counts.length; d++) {
-        const cls = entry.classes[d];
-        const c = counts[d];
-        if (cls !== undefined && c !== undefined) c[cls] += 1;
+      const { classes } = entry;
+      for (let d = 0; d < classes.length; d++) {
+        const at = d * width + (classes[d] ?? 0);
+        tally[at] = (tally[at] ?? 0) + 1;
       }
     }
-    return devices.map((p, d) => ({ device: p.id, name: p.name, counts: counts[d] ?? emptyCounts() }));
+    return devices.map((p, d) => {
+      const counts = emptyCounts();
+      SHARE_CLASSES.forEach((cls, k) => (counts[cls] = tally[d * width + k] ?? 0));
+      return { device: p.id, name: p.name, counts };
+    });
   }
 
   /** Brings the classes up to the current generation (one refresh at a time). */
@@ -124,7 +129,9 @@ export class PlaybackShareIndex {
   private put(into: Map<number, Entry>, file: LibraryFileRow): void {
     into.delete(file.id);
     if (file.status !== 'present') return;
-    const classes = this.deps.devices().map((p) => shareClass(this.deps.decide(file, p).decision));
+    const classes = Uint8Array.from(this.deps.devices(), (p) =>
+      SHARE_CLASSES.indexOf(shareClass(this.deps.decide(file, p).decision)),
+    );
     into.set(file.id, { movieId: file.movie_id, classes });
   }
 }
