@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LibraryResponse } from '@reelshelf/contract';
+import { ReelshelfClient } from '../../../client/src/index.ts';
 import type { StatsOverview, YearView } from '../../src/services/collector/stats.service.ts';
 import { seedPlays, seedStatsLibrary, type StatsLibrary } from '../helpers/stats-library.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -222,6 +223,14 @@ describe('stats API and pages', () => {
     await json(await t.api('/api/stats/year?person=999'), 404);
     await json(await t.api('/api/stats/year?year=abc'), 400);
     assert.equal((await t.api('/stats/year?person=1', as(kidKey))).status, 403);
+  });
+
+  it('the typed client reads the stats and a year', async () => {
+    const client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+    assert.deepEqual(await client.stats(), await json<StatsOverview>(await t.api('/api/stats')));
+    const kid = await client.statsYear({ person: kidId, year: 2025 });
+    assert.deepEqual([kid.person.name, kid.films], ['Kid', 2]);
+    assert.equal((await client.statsYear()).person.id, 1);
   });
 
   it('the pages draw six charts, each an accessible SVG image', async () => {

@@ -1,11 +1,7 @@
+import type { StatsDeviceShare } from '@reelshelf/contract';
 import type { PlaybackPrediction, PlaybackStatusCode } from '../../domain/playback/decision-types.ts';
 import type { DeviceProfile } from '../../domain/playback/device-profiles.ts';
-import {
-  SHARE_CLASSES,
-  type ShareCounts,
-  emptyCounts,
-  shareClass,
-} from '../../domain/stats/playback-share.ts';
+import { SHARE_CLASSES, emptyCounts, shareClass } from '../../domain/stats/playback-share.ts';
 import type { ChangeSummary } from '../../domain/library-listing/changes.ts';
 import type { LibraryFileRow, MovieScope } from '../../repositories/library.repository.ts';
 
@@ -27,11 +23,8 @@ export interface ShareGeneration {
   since(base: number, generation: number, user?: number): ChangeSummary;
 }
 
-export interface DeviceShare {
-  device: string;
-  name: string;
-  counts: ShareCounts;
-}
+/** One device's counts (the API's shape, contract/src/api.ts). */
+export type DeviceShare = StatsDeviceShare;
 
 interface Entry {
   movieId: number | null;

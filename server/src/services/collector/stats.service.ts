@@ -1,41 +1,19 @@
+import type { StatsOverview, StatsYear } from '@reelshelf/contract';
 import { type Clock } from '../../adapters/clock.ts';
 import type { Principal } from '../../domain/people/principal.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import type { Viewer } from '../../domain/people/viewer.ts';
-import { type MonthPoint, ripQueueSeries } from '../../domain/stats/rip-queue-series.ts';
-import { type YearSummary, monthsOfYear, summariseYear } from '../../domain/stats/your-year.ts';
+import { ripQueueSeries } from '../../domain/stats/rip-queue-series.ts';
+import { monthsOfYear, summariseYear } from '../../domain/stats/your-year.ts';
 import { AppError } from '../../errors.ts';
 import type { CountRow, StatsRepository } from '../../repositories/stats.repository.ts';
 import type { DeviceShare, PlaybackShareIndex } from './playback-share.ts';
 
 export type { DeviceShare };
 
-/** The figures of /stats (and GET /api/stats), as the viewer may see them. */
-export interface StatsOverview {
-  /** Physical copies by edition format, most first ("Unknown": no format recorded). */
-  discs_by_format: { label: string; discs: number }[];
-  /** Physical copies by their film's decade, oldest first ("Unknown": no year) last. */
-  discs_by_decade: { label: string; discs: number }[];
-  /** Films with a present file, on disc only (the rip queue), with neither. */
-  films_by_files: { with_file: number; disc_only: number; neither: number };
-  /** Present files per device profile by how they play. */
-  playback_share: DeviceShare[];
-  /** Present files' count and bytes per library root. */
-  space_by_root: { id: number; name: string; files: number; bytes: number }[];
-  /** Discs on the rip queue at the end of each month; the last point is now. */
-  rip_queue: MonthPoint[];
-}
-
-export interface YearView extends YearSummary {
-  person: { id: number; name: string };
-  year: number;
-  /** Plays per month, January first. */
-  months: { month: string; plays: number }[];
-  /** Plays per device profile, most first. */
-  devices: { device: string; plays: number }[];
-  /** The household's people an admin may pick (empty for anyone else). */
-  people: { id: number; name: string }[];
-}
+// The shapes of the API (contract/src/api.ts), one definition: the pages draw the same views.
+export type { StatsOverview };
+export type YearView = StatsYear;
 
 type StatsReads = Pick<
   StatsRepository,
