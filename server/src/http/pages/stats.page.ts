@@ -168,7 +168,8 @@ export function yearPage(v: YearView): Html {
       ${figure(
         'Plays by month',
         barChart(
-          v.months.map((m) => ({ label: monthLabel(`${v.year}-${m.month}`), value: m.plays })),
+          // The year is in the heading: a month's short name is its label.
+          v.months.map((m) => ({ label: monthLabel(`${v.year}-${m.month}`).slice(0, 3), value: m.plays })),
           { id: 'chart-months', title: `Plays by month in ${v.year}` },
         ),
       )}
