@@ -160,6 +160,16 @@ describe('PlaybackShareIndex', () => {
     assert.deepEqual(await shares(h.index, new Set([30]), true), ['web: 0/0/1/1', 'full: 1/0/0/1']);
   });
 
+  it('a long build lets other work run between slices of files', async () => {
+    const many = Array.from({ length: 600 }, (_, i) => row(i + 1, i + 1, 'remux'));
+    const h = harness(many);
+    let decidedWhenOtherRan = -1;
+    setImmediate(() => (decidedWhenOtherRan = h.decided.length));
+    assert.deepEqual(await shares(h.index), ['web: 0/600/0/0', 'full: 600/0/0/0']);
+    // It ran after the first slice was decided and before the last.
+    assert.ok(decidedWhenOtherRan > 0 && decidedWhenOtherRan < 1200, String(decidedWhenOtherRan));
+  });
+
   it('concurrent requests share one refresh', async () => {
     const h = harness(base);
     await Promise.all([shares(h.index), shares(h.index), shares(h.index)]);
