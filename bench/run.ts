@@ -10,6 +10,7 @@ import { benchPassword } from './password.bench.ts';
 import { benchPlayback } from './playback.ts';
 import { benchScan } from './scan.bench.ts';
 import { benchSearch } from './search.bench.ts';
+import { benchStats } from './stats.bench.ts';
 import { benchStream } from './stream.bench.ts';
 import { benchTrickplay } from './trickplay.bench.ts';
 
@@ -31,6 +32,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   trickplay: benchTrickplay,
   nodes: benchNodes,
   binders: benchBinders,
+  stats: benchStats,
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -11,6 +11,8 @@ import {
   type BinderSummary,
   type BinderView,
   type CopyPlace,
+  type StatsOverview,
+  type StatsYear,
   type CollectionView,
   CONTRACT_HASH,
   CONTRACT_VERSION,
@@ -409,6 +411,16 @@ export class ReelshelfClient {
   /** Swaps the places of two discs, atomically. */
   swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
     return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
+  }
+
+  /** The figures of /stats (discs, files, playback per device, space, the rip queue by month). */
+  stats(): Promise<StatsOverview> {
+    return this.request('GET', '/api/stats');
+  }
+
+  /** A person's year of plays (default: the caller, this year; another person: admins only). */
+  statsYear(options: { person?: number; year?: number } = {}): Promise<StatsYear> {
+    return this.request('GET', '/api/stats/year', { query: options });
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

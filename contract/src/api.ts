@@ -264,6 +264,57 @@ export interface CopyPlace {
   slot: string;
 }
 
+/** Present files on one device profile by how they play (the library's own decision per file). */
+export interface StatsDeviceShare {
+  device: string;
+  name: string;
+  counts: { direct: number; converted: number; not_playable: number; unknown: number };
+}
+
+/** GET /api/stats: the figures of /stats, through the caller's visibility (docs/collector.md "Stats"). */
+export interface StatsOverview {
+  /** Physical copies by edition format, most first ("Unknown": no format recorded). */
+  discs_by_format: { label: string; discs: number }[];
+  /** Physical copies by their film's decade ("1990s"), oldest first; "Unknown" (no year) last. */
+  discs_by_decade: { label: string; discs: number }[];
+  /** Films with a present file, on disc only (the rip queue), with neither. */
+  films_by_files: { with_file: number; disc_only: number; neither: number };
+  playback_share: StatsDeviceShare[];
+  /** Present files' count and bytes per library root. */
+  space_by_root: { id: number; name: string; files: number; bytes: number }[];
+  /** Discs on the rip queue at the end of each month (`YYYY-MM`); the last point is now. */
+  rip_queue: { month: string; discs: number }[];
+}
+
+/** A film of a person's year: the first or last one played. */
+export interface StatsYearFilm {
+  movie_id: number | null;
+  title: string;
+  /** The play's start (ISO-8601 UTC). */
+  at: string;
+}
+
+/** GET /api/stats/year?person=&year=: a person's year of plays ("your year"). */
+export interface StatsYear {
+  person: { id: number; name: string };
+  year: number;
+  /** Distinct films with a play that started in the year. */
+  films: number;
+  plays: number;
+  /** The sum of each play's furthest position, in hours (one decimal). */
+  hours: number;
+  /** The top five genres by films played. */
+  genres: { name: string; films: number }[];
+  first: StatsYearFilm | null;
+  last: StatsYearFilm | null;
+  /** Plays per month (`01`…`12`), January first. */
+  months: { month: string; plays: number }[];
+  /** Plays per device profile, most first. */
+  devices: { device: string; plays: number }[];
+  /** The household's people (for an admin's picker); empty for anyone else. */
+  people: { id: number; name: string }[];
+}
+
 /**
  * How far a long-running job is: `done` of `total` units (files for a scan, movies for artwork,
  * writes for an import, tenths of a percent for a TV build). `done` never exceeds `total`; a job that

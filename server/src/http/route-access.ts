@@ -88,6 +88,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/physical-copies/swap': 'admin',
   'POST /binders/:name/rename': 'admin',
   'POST /binders/:name/move': 'admin',
+  // Stats (issue 27 item 6): counts through the person's visibility; another person's year: admins (the service checks).
+  'GET /stats': 'read',
+  'GET /stats/year': 'read',
+  'GET /api/stats': 'read',
+  'GET /api/stats/year': 'read',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',
