@@ -36,6 +36,9 @@ import {
   type HistoryItem,
   type WatchState,
   type WatchStateInput,
+  type Wish,
+  type WishInput,
+  type WishList,
 } from '@reelshelf/contract';
 
 /** The server speaks another contract than this client was built with. */
@@ -409,6 +412,24 @@ export class ReelshelfClient {
   /** Swaps the places of two discs, atomically. */
   swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
     return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
+  }
+
+  /** The household's wish list, by title then year. */
+  wishes(): Promise<WishList> {
+    return this.request('GET', '/api/wishes');
+  }
+
+  /**
+   * Wishes for a film by TMDb id or title (+ year): 409 `already_wished`, or `already_owned` when the
+   * library owns it (members and admins).
+   */
+  addWish(input: WishInput): Promise<Wish> {
+    return this.request('POST', '/api/wishes', { body: input });
+  }
+
+  /** Takes a wish off the list (members and admins). */
+  removeWish(id: number): Promise<void> {
+    return this.request('DELETE', `/api/wishes/${id}`);
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

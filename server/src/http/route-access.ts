@@ -191,6 +191,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/barcode/:code': 'collect',
   'POST /api/import': 'collect',
   'GET /import': 'collect',
+  // The wish list (issue 27): a wish carries no rating, so everyone reads it; collectors change it.
+  'GET /api/wishes': 'read',
+  'POST /api/wishes': 'collect',
+  'DELETE /api/wishes/:id': 'collect',
+  'GET /wishes': 'read',
+  'POST /wishes': 'collect',
+  'POST /wishes/:id/remove': 'collect',
 
   // The household's people (admins).
   'GET /api/users': 'admin',
