@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { MovieRepository } from '../repositories/movie.repository.ts';
+import { WishRepository } from '../repositories/wish.repository.ts';
 import { kyselyUnitOfWork, type UnitOfWork } from '../repositories/unit-of-work.ts';
 import {
   type ImportExportDeps,
@@ -20,7 +21,11 @@ export function buildImportExport(
   // search rows of the imported movies are built after the commit, off the request (migration 0018).
   const written = kyselyUnitOfWork(
     db,
-    (trx) => ({ reads: new ImportExportRepository(trx), writer: new ImportWriteRepository(trx) }),
+    (trx) => ({
+      reads: new ImportExportRepository(trx),
+      writer: new ImportWriteRepository(trx),
+      wishes: new WishRepository(trx),
+    }),
     { exclusive: 'library-import', searchRowsAfterCommit: true },
   );
   const movies = new MovieRepository(db);
@@ -33,5 +38,10 @@ export function buildImportExport(
       return out;
     },
   };
-  return new ImportExportService({ reads: new ImportExportRepository(db), store, ...deps });
+  return new ImportExportService({
+    reads: new ImportExportRepository(db),
+    wishes: new WishRepository(db),
+    store,
+    ...deps,
+  });
 }

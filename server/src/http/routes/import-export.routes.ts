@@ -15,7 +15,11 @@ const MULTIPART_ENVELOPE = 64 * 1024;
 const importQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { dry_run: { type: 'boolean', default: false } },
+  properties: {
+    dry_run: { type: 'boolean', default: false },
+    // `wishes`: every row of a CSV is a wish (a Letterboxd watchlist.csv; docs/collector.md).
+    into: { type: 'string', enum: ['library', 'wishes'], default: 'library' },
+  },
 } as const;
 
 const exportQuery = {
@@ -115,18 +119,28 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       throw err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? tooLarge() : err;
     });
 
-    scope.post<{ Querystring: { dry_run: boolean } }>(
+    scope.post<{ Querystring: { dry_run: boolean; into: 'library' | 'wishes' } }>(
       '/api/import',
       { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: importQuery } },
       async (request) => {
         // A document's watch state becomes the importing person's.
-        const options = { dryRun: request.query.dry_run, userId: principalOf(request).userId };
+        const { dry_run: dryRun, into } = request.query;
+        const options = { dryRun, userId: principalOf(request).userId, into };
+        const wishesFromCsvOnly = () => {
+          if (into !== 'wishes') return;
+          throw new AppError('validation_failed', {
+            message: 'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
+            extra: { field: 'into' },
+          });
+        };
         if (request.isMultipart()) {
           const upload = await readUpload(request);
+          if (upload.kind === 'json') wishesFromCsvOnly();
           return service.importFile(upload.bytes, upload.kind, options);
         }
         const body: unknown = request.body;
         if (Buffer.isBuffer(body)) return service.importCsv(body, options);
+        wishesFromCsvOnly();
         if (body === undefined) {
           throw new AppError('validation_failed', { message: 'The request has no body.', hint: ACCEPTED });
         }
