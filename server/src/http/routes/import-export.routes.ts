@@ -129,7 +129,8 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
         const wishesFromCsvOnly = () => {
           if (into !== 'wishes') return;
           throw new AppError('validation_failed', {
-            message: 'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
+            message:
+              'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
             extra: { field: 'into' },
           });
         };

@@ -327,7 +327,9 @@ export class ImportExportService {
       // Only when there are some: the exports of a library without wishes keep their bytes.
       ...(wishes.length === 0
         ? {}
-        : { wishes: wishes.map((w) => ({ title: w.title, year: w.year, tmdb_id: w.tmdb_id, note: w.note })) }),
+        : {
+            wishes: wishes.map((w) => ({ title: w.title, year: w.year, tmdb_id: w.tmdb_id, note: w.note })),
+          }),
     };
   }
 

@@ -41,7 +41,9 @@ export function wishesFromDocument(doc: LibraryExport): InWish[] {
 /** The file's films that come with a copy or a file: owned once the import is written. */
 function ownedItems(items: readonly InMovie[]): FilmKey[] {
   return items
-    .filter((m) => m.copies.length > 0 || m.media_files.length > 0 || m.editions.some((e) => e.copies.length > 0))
+    .filter(
+      (m) => m.copies.length > 0 || m.media_files.length > 0 || m.editions.some((e) => e.copies.length > 0),
+    )
     .map((m) => filmKey(m.title, m.year, m.tmdb_id));
 }
 
@@ -66,7 +68,10 @@ export async function planImportWishes(
 }
 
 /** Writes the plan: fulfilled wishes go, new ones come (in list order: their ids follow it). */
-export async function writeImportWishes(port: WishImportPort | undefined, plan: WishPlan | null): Promise<void> {
+export async function writeImportWishes(
+  port: WishImportPort | undefined,
+  plan: WishPlan | null,
+): Promise<void> {
   if (port === undefined || plan === null) return;
   if (plan.fulfilled.length > 0) await port.deleteIds(plan.fulfilled);
   if (plan.create.length > 0) await port.insertMany([...plan.create].sort(compareWishes));
