@@ -198,6 +198,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /wishes': 'read',
   'POST /wishes': 'collect',
   'POST /wishes/:id/remove': 'collect',
+  // A person's own watched films for Letterboxd (their history, their content limit).
+  'GET /api/export/letterboxd': 'read',
 
   // The household's people (admins).
   'GET /api/users': 'admin',

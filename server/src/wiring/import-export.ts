@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { MovieRepository } from '../repositories/movie.repository.ts';
+import { WatchedFilmsRepository } from '../repositories/watched-films.repository.ts';
 import { WishRepository } from '../repositories/wish.repository.ts';
 import { kyselyUnitOfWork, type UnitOfWork } from '../repositories/unit-of-work.ts';
 import {
@@ -15,7 +16,7 @@ import {
 /** Reads outside a transaction; a plan made and written inside one, one import at a time cluster-wide. */
 export function buildImportExport(
   db: Db,
-  deps: Omit<ImportExportDeps, 'reads' | 'store'>,
+  deps: Omit<ImportExportDeps, 'reads' | 'store' | 'wishes' | 'watched'>,
 ): ImportExportService {
   // Two nodes importing one document at once must create each movie once. On PostgreSQL the
   // search rows of the imported movies are built after the commit, off the request (migration 0018).
@@ -41,6 +42,7 @@ export function buildImportExport(
   return new ImportExportService({
     reads: new ImportExportRepository(db),
     wishes: new WishRepository(db),
+    watched: new WatchedFilmsRepository(db),
     store,
     ...deps,
   });

@@ -25,7 +25,7 @@ const importQuery = {
 const exportQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { format: { type: 'string', enum: ['json', 'csv'], default: 'json' } },
+  properties: { format: { type: 'string', enum: ['json', 'csv', 'letterboxd'], default: 'json' } },
 } as const;
 
 const ACCEPTED = 'Send text/csv, application/json (a reelshelf export) or multipart/form-data with one file.';
@@ -153,8 +153,9 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       '/api/export',
       { schema: { querystring: exportQuery } },
       async (request, reply) => {
-        // With the exporting person's watch state.
-        const out = await service.export(request.query.format, principalOf(request).userId);
+        // With the exporting person's watch state (and, for Letterboxd, through their content limit).
+        const { userId, limit } = principalOf(request);
+        const out = await service.export(request.query.format, userId, limit);
         return reply
           .type(out.contentType)
           .header('content-disposition', `attachment; filename="${out.filename}"`)
@@ -162,5 +163,17 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
           .send(out.body);
       },
     );
+
+    // Anyone's own: what they watched, for Letterboxd's importer, through their content limit (the
+    // export above is the admins'; docs/collector.md "Letterboxd export").
+    scope.get('/api/export/letterboxd', async (request, reply) => {
+      const { userId, limit } = principalOf(request);
+      const out = await service.export('letterboxd', userId, limit);
+      return reply
+        .type(out.contentType)
+        .header('content-disposition', `attachment; filename="${out.filename}"`)
+        .header('cache-control', 'no-store')
+        .send(out.body);
+    });
   });
 }

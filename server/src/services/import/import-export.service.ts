@@ -38,6 +38,12 @@ import {
   writeImportWishes,
 } from './import-wishes.ts';
 import type { InWish, WishPlan } from '../../domain/wishes.ts';
+import { renderLetterboxdCsv, type WatchedFilm } from '../../domain/import-export/letterboxd-export.ts';
+import {
+  type CertificationFilter,
+  type ContentLimit,
+  certificationFilter,
+} from '../../domain/people/visibility.ts';
 
 export interface ImportOptions {
   /** Check and count only; nothing is written. */
@@ -84,6 +90,10 @@ export interface ImportExportDeps {
   newMovies?: Pick<NewMovieMetadata, 'queue'>;
   /** Imports that write run as `import` jobs, one at a time, reporting progress; none: run inline. */
   jobs?: ImportJobs | null;
+  /** What a person watched, through their visibility rule (the Letterboxd export). */
+  watched?: { watched(userId: number | null, filter: CertificationFilter | null): Promise<WatchedFilm[]> };
+  /** REELSHELF_CERTIFICATION_COUNTRY: the system a person's content limit is in. */
+  country?: string;
 }
 
 /** A rendered export: the bytes and how to serve them. */
@@ -333,8 +343,23 @@ export class ImportExportService {
     };
   }
 
-  /** The export rendered as JSON (the restorable document) or as a collection CSV. */
-  async export(format: ExportFormat, userId: number | null = null): Promise<RenderedExport> {
+  /**
+   * The export rendered as JSON (the restorable document), as a collection CSV, or as the CSV of what
+   * the person watched for Letterboxd's importer (through their content limit).
+   */
+  async export(
+    format: ExportFormat,
+    userId: number | null = null,
+    limit: ContentLimit | null = null,
+  ): Promise<RenderedExport> {
+    if (format === 'letterboxd') {
+      const filter = certificationFilter(this.deps.country ?? 'US', limit);
+      return {
+        body: renderLetterboxdCsv((await this.deps.watched?.watched(userId, filter)) ?? []),
+        contentType: 'text/csv; charset=utf-8',
+        filename: 'reelshelf-letterboxd.csv',
+      };
+    }
     const doc = await this.buildExport(userId);
     if (format === 'csv') {
       return {
