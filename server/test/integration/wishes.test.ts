@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ReelshelfClient } from '../../../client/src/index.ts';
+import { WishRepository } from '../../src/repositories/wish.repository.ts';
 import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -98,6 +99,28 @@ describe('wish list API', () => {
       'nothing added by the failures',
     );
     await t.api(`/api/wishes/${matrix.id}`, { method: 'DELETE' });
+  });
+
+  it('the unique indexes (migration 0020) decide: two adds of one film at once, one wish', async () => {
+    const racing = await Promise.all([
+      wish({ title: 'Koyaanisqatsi' }),
+      wish({ title: 'KOYAANISQATSI' }),
+      wish({ tmdb_id: 11314, title: 'Baraka', year: 1992 }),
+      wish({ tmdb_id: 11314, title: 'Baraka (1992)', year: 1993 }),
+    ]);
+    assert.deepEqual(racing.map((r) => r.status).sort(), [201, 201, 409, 409]);
+    // Past the service's check, straight at the table: no year counts as one year.
+    const repo = new WishRepository(t.server.database.db);
+    const row = { title: 'Koyaanisqatsi', normalized_title: 'koyaanisqatsi', year: null, tmdb_id: null };
+    await assert.rejects(
+      repo.insert({ ...row, note: null, created_at: 'x' }),
+      /already_wished|wish list already/,
+    );
+    await assert.rejects(
+      repo.insert({ ...row, normalized_title: 'other', tmdb_id: 11314, note: null, created_at: 'x' }),
+      /wish list already/,
+    );
+    for (const w of await list()) await t.api(`/api/wishes/${w.id}`, { method: 'DELETE' });
   });
 
   it('409 already_owned for a film with a copy; a film with neither copy nor file may be wished', async () => {
