@@ -336,9 +336,12 @@ export class ReelshelfClient {
    * Imports a collection CSV (all or nothing). A refused file throws ReelshelfApiError 400
    * `import_invalid` whose body lists every bad row (`rows: [{row, field, message}]`).
    */
-  importCsv(csv: string | Uint8Array, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
+  importCsv(
+    csv: string | Uint8Array,
+    options: { dryRun?: boolean; into?: 'library' | 'wishes' } = {},
+  ): Promise<ImportResult> {
     return this.request('POST', '/api/import', {
-      query: { dry_run: options.dryRun === true ? true : undefined },
+      query: { dry_run: options.dryRun === true ? true : undefined, into: options.into },
       content: { type: 'text/csv; charset=utf-8', data: csv },
     });
   }
@@ -353,7 +356,10 @@ export class ReelshelfClient {
     });
   }
 
-  /** The whole library as the export file's text: the JSON document, or the CSV (with its BOM). */
+  /**
+   * The whole library as the export file's text: the JSON document, the CSV (with its BOM), or
+   * (`letterboxd`, admins) the caller's watched films for Letterboxd; `letterboxd()` is anyone's own.
+   */
   export(format: ExportFormat = 'json'): Promise<string> {
     return this.request('GET', '/api/export', { query: { format }, as: 'text' });
   }
@@ -412,6 +418,11 @@ export class ReelshelfClient {
   /** Swaps the places of two discs, atomically. */
   swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
     return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
+  }
+
+  /** The caller's watched films as Letterboxd's import CSV (`Title,Year,tmdbID,WatchedDate,Rating`). */
+  letterboxd(): Promise<string> {
+    return this.request('GET', '/api/export/letterboxd', { as: 'text' });
   }
 
   /** The household's wish list, by title then year. */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MovieDetail } from '@reelshelf/contract';
+import { ReelshelfClient } from '../../../client/src/index.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
@@ -138,6 +139,11 @@ describe('Letterboxd export', () => {
         '',
       ].join('\r\n'),
     );
+  });
+
+  it("the typed client's letterboxd() is the caller's own, the same as the admin's export", async () => {
+    const client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+    assert.equal(await client.letterboxd(), await client.export('letterboxd'));
   });
 
   it("a member's own: their watched mark and last play, through their content limit", async () => {

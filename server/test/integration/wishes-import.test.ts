@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { ImportResult } from '@reelshelf/contract';
+import { ReelshelfClient } from '../../../client/src/index.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const WATCHLIST = [
@@ -74,7 +75,8 @@ describe('wishes from imports', () => {
       'Stalker (1979)',
     ]);
 
-    const again = await importCsv(t, WATCHLIST, '?into=wishes');
+    const client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
+    const again = await client.importCsv(WATCHLIST, { into: 'wishes' });
     assert.deepEqual(again.wishes, { created: 0, unchanged: 4, owned: 0, fulfilled: 0 });
     assert.equal((await wishes(t)).length, 4);
   });
