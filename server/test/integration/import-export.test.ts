@@ -288,6 +288,8 @@ describe('import and export over HTTP', () => {
     const html = await page.text();
     assert.match(html, /<h1>Import and export<\/h1>/);
     assert.match(html, /href="\/import" aria-current="page"/);
+    assert.match(html, /id="import-into-wishes" name="into_wishes" type="checkbox"/);
+    assert.match(html, /href="\/api\/export\/letterboxd"/);
     const script = /src="(\/assets\/import\.js\?v=\w+)"/.exec(html)?.[1];
     assert.ok(script !== undefined);
     assert.equal((await t.api(script)).status, 200);
