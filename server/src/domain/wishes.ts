@@ -75,6 +75,40 @@ export interface WishPlan {
 }
 
 /**
+ * Films indexed for {@link wishMatchesFilm}: by TMDb id, by title + year, and by title + year of the
+ * films without a TMDb id (a wish with an id matches those by title), so a plan is linear in the
+ * rows and the films, not their product (a 10,000-line watchlist against a 10,000-film library).
+ */
+class FilmIndex {
+  private readonly ids = new Set<number>();
+  private readonly titles = new Set<string>();
+  private readonly titlesWithoutId = new Set<string>();
+
+  constructor(films: readonly FilmKey[]) {
+    for (const film of films) this.add(film);
+  }
+
+  add(film: FilmKey): void {
+    const key = titleYearKey(film);
+    this.titles.add(key);
+    if (film.tmdb_id === null) this.titlesWithoutId.add(key);
+    else this.ids.add(film.tmdb_id);
+  }
+
+  /** Some film here that the wish names ({@link wishMatchesFilm}). */
+  matches(wish: FilmKey): boolean {
+    const key = titleYearKey(wish);
+    if (wish.tmdb_id === null) return this.titles.has(key);
+    return this.ids.has(wish.tmdb_id) || this.titlesWithoutId.has(key);
+  }
+
+  /** Some wish here that is this one ({@link sameWish}). */
+  same(wish: FilmKey): boolean {
+    return (wish.tmdb_id !== null && this.ids.has(wish.tmdb_id)) || this.titles.has(titleYearKey(wish));
+  }
+}
+
+/**
  * Plans an import's wishes. `ownedAfter` are the films owned once the import's movies are written
  * (the library's owned films and the file's films that come with a copy or a file).
  */
@@ -85,19 +119,23 @@ export function planWishes(
   now: string,
 ): WishPlan {
   const plan: WishPlan = { create: [], unchanged: 0, owned: 0, fulfilled: [], warnings: [] };
-  const isOwned = (key: FilmKey) => ownedAfter.some((film) => wishMatchesFilm(key, film));
-  for (const wish of stored) if (isOwned(wish)) plan.fulfilled.push(wish.id);
+  const owned = new FilmIndex(ownedAfter);
+  const wished = new FilmIndex([]);
+  for (const wish of stored) {
+    if (owned.matches(wish)) plan.fulfilled.push(wish.id);
+    else wished.add(wish);
+  }
   const ownedLines: number[] = [];
-  const kept = stored.filter((w) => !plan.fulfilled.includes(w.id));
   for (const row of rows) {
     const key = filmKey(row.title, row.year, row.tmdb_id);
-    if (isOwned(key)) {
+    if (owned.matches(key)) {
       plan.owned++;
       ownedLines.push(row.row);
-    } else if (kept.some((w) => sameWish(w, key)) || plan.create.some((w) => sameWish(w, key))) {
+    } else if (wished.same(key)) {
       plan.unchanged++;
     } else {
       plan.create.push({ ...key, title: row.title, note: row.note, created_at: now });
+      wished.add(key);
     }
   }
   if (ownedLines.length > 0) {

@@ -39,6 +39,19 @@ describe('wishMatchesFilm', () => {
   ];
   for (const [name, wish, film, expected] of cases) {
     it(name, () => assert.equal(wishMatchesFilm(filmKey(...wish), filmKey(...film)), expected));
+    // The import's indexed plan says the same as the rule, pair by pair.
+    it(`${name} (planWishes' index)`, () => {
+      const [title, year, tmdb] = wish;
+      const plan = planWishes([row(2, title, year, tmdb)], [], [filmKey(...film)], NOW);
+      assert.equal(plan.owned, expected ? 1 : 0);
+      const stored = planWishes(
+        [],
+        [{ id: 7, ...filmKey(...wish), title, note: null, created_at: NOW }],
+        [filmKey(...film)],
+        NOW,
+      );
+      assert.deepEqual(stored.fulfilled, expected ? [7] : []);
+    });
   }
 });
 
