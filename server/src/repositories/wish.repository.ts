@@ -1,4 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
+import { insertRows } from '../db/bulk-insert.ts';
 import type { Db } from '../db/database.ts';
 import type { FilmKey, NewWish, WishRow } from '../domain/wishes.ts';
 import { AppError } from '../errors.ts';
@@ -96,13 +97,10 @@ export class WishRepository {
     }
   }
 
-  /** Many wishes in one INSERT (an import: its plan left out the ones already wished). */
+  /** Many wishes, 500 a statement (an import: its plan left out the ones already wished). */
   async insertMany(rows: readonly NewWish[]): Promise<void> {
     for (let i = 0; i < rows.length; i += 500) {
-      await this.db
-        .insertInto('wishes')
-        .values(rows.slice(i, i + 500))
-        .execute();
+      await insertRows(this.db, 'wishes', rows.slice(i, i + 500)).execute();
     }
   }
 
