@@ -28,8 +28,9 @@ const CAPABILITIES = {
   dlna: ['library', 'playback', 'system', 'people'],
   // trickplay: making and keeping seek thumbnails (the job, its rows and files, the reader surfaces serve from).
   trickplay: ['library', 'playback', 'system', 'people'],
-  // collector: binders and their slots (issue 27), over the library and its people.
-  collector: ['library', 'system', 'people'],
+  // collector: binders and their slots, the wish list (issue 27), over the library and its people
+  // (metadata: a wish named by its TMDb id is titled from TMDb).
+  collector: ['library', 'metadata', 'system', 'people'],
 };
 const CAPABILITY = `^server/src/services/(${Object.keys(CAPABILITIES).join('|')})/`;
 

@@ -38,6 +38,9 @@ import {
   type HistoryItem,
   type WatchState,
   type WatchStateInput,
+  type Wish,
+  type WishInput,
+  type WishList,
 } from '@reelshelf/contract';
 
 /** The server speaks another contract than this client was built with. */
@@ -335,9 +338,12 @@ export class ReelshelfClient {
    * Imports a collection CSV (all or nothing). A refused file throws ReelshelfApiError 400
    * `import_invalid` whose body lists every bad row (`rows: [{row, field, message}]`).
    */
-  importCsv(csv: string | Uint8Array, options: { dryRun?: boolean } = {}): Promise<ImportResult> {
+  importCsv(
+    csv: string | Uint8Array,
+    options: { dryRun?: boolean; into?: 'library' | 'wishes' } = {},
+  ): Promise<ImportResult> {
     return this.request('POST', '/api/import', {
-      query: { dry_run: options.dryRun === true ? true : undefined },
+      query: { dry_run: options.dryRun === true ? true : undefined, into: options.into },
       content: { type: 'text/csv; charset=utf-8', data: csv },
     });
   }
@@ -352,7 +358,10 @@ export class ReelshelfClient {
     });
   }
 
-  /** The whole library as the export file's text: the JSON document, or the CSV (with its BOM). */
+  /**
+   * The whole library as the export file's text: the JSON document, the CSV (with its BOM), or
+   * (`letterboxd`, admins) the caller's watched films for Letterboxd; `letterboxd()` is anyone's own.
+   */
   export(format: ExportFormat = 'json'): Promise<string> {
     return this.request('GET', '/api/export', { query: { format }, as: 'text' });
   }
@@ -421,6 +430,29 @@ export class ReelshelfClient {
   /** A person's year of plays (default: the caller, this year; another person: admins only). */
   statsYear(options: { person?: number; year?: number } = {}): Promise<StatsYear> {
     return this.request('GET', '/api/stats/year', { query: options });
+  }
+
+  /** The caller's watched films as Letterboxd's import CSV (`Title,Year,tmdbID,WatchedDate,Rating`). */
+  letterboxd(): Promise<string> {
+    return this.request('GET', '/api/export/letterboxd', { as: 'text' });
+  }
+
+  /** The household's wish list, by title then year. */
+  wishes(): Promise<WishList> {
+    return this.request('GET', '/api/wishes');
+  }
+
+  /**
+   * Wishes for a film by TMDb id or title (+ year): 409 `already_wished`, or `already_owned` when the
+   * library owns it (members and admins).
+   */
+  addWish(input: WishInput): Promise<Wish> {
+    return this.request('POST', '/api/wishes', { body: input });
+  }
+
+  /** Takes a wish off the list (members and admins). */
+  removeWish(id: number): Promise<void> {
+    return this.request('DELETE', `/api/wishes/${id}`);
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

@@ -219,6 +219,8 @@ export interface BarcodeCreated {
   edition_id: number;
   physical_copy: { id: number; binder: string; slot: string };
   created_movie: boolean;
+  /** True when the film was on the wish list: the wish was removed with the copy's creation. */
+  from_wish?: boolean;
   warnings: string[];
 }
 
@@ -315,6 +317,29 @@ export interface StatsYear {
   people: { id: number; name: string }[];
 }
 
+/** A film on the household's wish list (docs/collector.md "Wish list"). */
+export interface Wish {
+  id: number;
+  title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  note: string | null;
+  created_at: string;
+}
+
+/** GET /api/wishes: every wish, by title then year. */
+export interface WishList {
+  items: Wish[];
+}
+
+/** Body of POST /api/wishes: a TMDb id, or a title (and year), or both. */
+export interface WishInput {
+  tmdb_id?: number;
+  title?: string;
+  year?: number;
+  note?: string;
+}
+
 /**
  * How far a long-running job is: `done` of `total` units (files for a scan, movies for artwork,
  * writes for an import, tenths of a percent for a TV build). `done` never exceeds `total`; a job that
@@ -380,6 +405,11 @@ export interface ImportResult {
   updated: { movies: number };
   /** Movies that existed and that the file changes in no way. */
   unchanged: { movies: number };
+  /**
+   * Wish rows (CLZ `Wish List` rows, `?into=wishes`, a JSON document's wishes) and the wishes the
+   * import fulfils (their films now owned); present only when the import touches the wish list.
+   */
+  wishes?: { created: number; unchanged: number; owned: number; fulfilled: number };
   warnings: string[];
 }
 
@@ -392,7 +422,7 @@ export interface ImportInvalidError {
 }
 
 /** GET /api/export?format= */
-export type ExportFormat = 'json' | 'csv';
+export type ExportFormat = 'json' | 'csv' | 'letterboxd';
 
 // Issue 22: each person's plays (types shared by the server and the client; not in the hashed bundle).
 

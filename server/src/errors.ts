@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   binder_exists: { status: 409, message: 'There is already a binder with this name.' },
   binder_full: { status: 409, message: 'This binder has no free slot.' },
   already_owned: { status: 409, message: 'A disc with this barcode is already in the library.' },
+  already_wished: { status: 409, message: 'This film is on the wish list already.' },
   ambiguous_match: { status: 409, message: 'Several movies match.' },
   root_exists: { status: 409, message: 'This folder is already a library root.' },
   root_overlaps: { status: 409, message: 'This folder overlaps another library root.' },

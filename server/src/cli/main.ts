@@ -16,8 +16,9 @@ commands:
   barcode <code> [--binder A] [--slot 12]  look a disc up and add it (movie, edition, copy in a binder slot)
   barcode - [--binder A]                   loop: read codes from stdin, one per line (a handheld scanner types
                                            digits and Enter); each goes into the next free slot
-  import <file> [--dry-run]                import a collection CSV (CLZ, Letterboxd, our export…) or a JSON
-                                           export; all or nothing; --dry-run only reports what would change
+  import <file> [--dry-run] [--wishes]     import a collection CSV (CLZ, Letterboxd, our export…) or a JSON
+                                           export; all or nothing; --dry-run only reports what would change;
+                                           --wishes: every CSV row is a wish (a Letterboxd watchlist.csv)
   export [--format json|csv]               write the whole library to stdout (default json)
   user list                                the household's people (name, role, limit, PIN, password set)
   user add <name> --role admin|member|child [--max-certification PG] [--password-stdin | --password P]
@@ -137,10 +138,11 @@ async function barcode(server: ReelshelfServer, args: string[]): Promise<number>
   return failures === 0 ? 0 : 1;
 }
 
-/** `reelshelf import <file> [--dry-run]`: the same service as POST /api/import, with a progress bar. */
+/** `reelshelf import <file> [--dry-run] [--wishes]`: the same service as POST /api/import, with a progress bar. */
 async function importCommand(server: ReelshelfServer, args: string[]): Promise<number> {
   const dryRun = args.includes('--dry-run');
-  const path = options(args.filter((a) => a !== '--dry-run')).words[0];
+  const into = args.includes('--wishes') ? 'wishes' : 'library';
+  const path = options(args.filter((a) => a !== '--dry-run' && a !== '--wishes')).words[0];
   if (path === undefined) fail('import needs a file: reelshelf import <file> [--dry-run]', 2);
   let bytes: Buffer;
   try {
@@ -160,6 +162,7 @@ async function importCommand(server: ReelshelfServer, args: string[]): Promise<n
   try {
     const r = await server.services.importExport.importFile(bytes, kind, {
       dryRun,
+      into,
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.stop();
@@ -169,6 +172,12 @@ async function importCommand(server: ReelshelfServer, args: string[]): Promise<n
       `${dryRun ? 'dry run (nothing written): would create' : 'imported: created'} ${c.movies} movies, ${c.editions} editions, ${c.copies} copies` +
         ` · updated ${r.updated.movies} · unchanged ${r.unchanged.movies} movies (${secs}s)\n`,
     );
+    if (r.wishes !== undefined) {
+      const w = r.wishes;
+      process.stdout.write(
+        `  wishes: ${w.created} new, ${w.unchanged} already wished, ${w.owned} owned (not wished), ${w.fulfilled} fulfilled\n`,
+      );
+    }
     for (const w of r.warnings.slice(0, 50)) process.stdout.write(`  ! ${w}\n`);
     return 0;
   } catch (err) {

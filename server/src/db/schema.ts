@@ -33,6 +33,18 @@ export interface BindersTable {
   created_at: Timestamp;
 }
 
+/** A film the household wants and does not own (migration 0020; docs/collector.md "Wish list"). */
+export interface WishesTable {
+  id: Id;
+  tmdb_id: number | null;
+  title: string;
+  year: number | null;
+  /** normalizeTitle(title): with the year, the wish's other identity. */
+  normalized_title: string;
+  note: string | null;
+  created_at: Timestamp;
+}
+
 export interface MoviesTable {
   id: Id;
   title: string;
@@ -488,6 +500,7 @@ export interface Database {
   collections: CollectionsTable;
   library_roots: LibraryRootsTable;
   binders: BindersTable;
+  wishes: WishesTable;
   movies: MoviesTable;
   disc_editions: DiscEditionsTable;
   physical_copies: PhysicalCopiesTable;

@@ -29,6 +29,7 @@ import { registerTrickplayStreamRoutes } from './routes/trickplay-stream.routes.
 import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerBinderRoutes } from './routes/binders.routes.ts';
 import { registerStatsRoutes } from './routes/stats.routes.ts';
+import { registerWishRoutes } from './routes/wishes.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
@@ -277,6 +278,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerBarcodeRoutes(api, services.barcodes);
     registerBinderRoutes(api, services.binders, services.visibility);
     registerStatsRoutes(api, services.stats);
+    registerWishRoutes(api, services.wishes);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
     registerTrickplayJobRoutes(api, services.trickplayJobs);

@@ -196,6 +196,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/barcode/:code': 'collect',
   'POST /api/import': 'collect',
   'GET /import': 'collect',
+  // The wish list (issue 27): a wish carries no rating, so everyone reads it; collectors change it.
+  'GET /api/wishes': 'read',
+  'POST /api/wishes': 'collect',
+  'DELETE /api/wishes/:id': 'collect',
+  'GET /wishes': 'read',
+  'POST /wishes': 'collect',
+  'POST /wishes/:id/remove': 'collect',
+  // A person's own watched films for Letterboxd (their history, their content limit).
+  'GET /api/export/letterboxd': 'read',
 
   // The household's people (admins).
   'GET /api/users': 'admin',

@@ -4,6 +4,7 @@ import { preparedMark } from '../db/prepared-statements.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { type SearchDialect, searchDialectOf } from './search-dialect.ts';
 import { movieVisible } from './visibility.repository.ts';
+import { WishRepository } from './wish.repository.ts';
 import type { BindersTable, DiscEditionsTable, MoviesTable } from '../db/schema.ts';
 
 export type MovieRow = Selectable<MoviesTable>;
@@ -438,6 +439,14 @@ export class MovieRepository {
       .returning('id')
       .executeTakeFirstOrThrow();
     return res.id;
+  }
+
+  /**
+   * Takes the movie's film off the wish list (it has just become owned: a copy was recorded in this
+   * transaction); how many wishes it had.
+   */
+  fulfilWishes(movieId: number): Promise<number> {
+    return new WishRepository(this.db).fulfil(movieId);
   }
 
   async insertCopy(row: {

@@ -305,7 +305,7 @@ export function buildServices(deps: ServiceDeps): Services {
     providers.tmdb === null ? null : tmdbPort(providers.tmdb),
     newMovies,
   );
-  const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs });
+  const importExport = buildImportExport(deps.db, { clock: deps.clock, fs, newMovies, jobs, country });
   // Playback: one conversion limit (HLS, prewarms, builds), one bound over artifacts and segments on disk.
   const slots = new ConversionSlots(deps.config.maxConversions);
   const playbackCache = buildPlaybackCache(deps.db, deps.clock, store, deps.config.artifactCacheMb);
@@ -489,7 +489,7 @@ export function buildServices(deps: ServiceDeps): Services {
     enrichment,
     barcodes,
     importExport,
-    ...buildCollector(deps.db, { clock: deps.clock, editions, devices, generation, visibility }),
+    ...buildCollector(deps.db, { clock: deps.clock, editions, devices, generation, visibility, providers }),
     subtitleTracks,
     subtitles,
     trickplay: trickplay.reader,

@@ -4,6 +4,8 @@ import type { Db } from '../db/database.ts';
 import { ImportExportRepository } from '../repositories/import-export.repository.ts';
 import { ImportWriteRepository } from '../repositories/import-write.repository.ts';
 import { MovieRepository } from '../repositories/movie.repository.ts';
+import { WatchedFilmsRepository } from '../repositories/watched-films.repository.ts';
+import { WishRepository } from '../repositories/wish.repository.ts';
 import { kyselyUnitOfWork, type UnitOfWork } from '../repositories/unit-of-work.ts';
 import {
   type ImportExportDeps,
@@ -14,13 +16,17 @@ import {
 /** Reads outside a transaction; a plan made and written inside one, one import at a time cluster-wide. */
 export function buildImportExport(
   db: Db,
-  deps: Omit<ImportExportDeps, 'reads' | 'store'>,
+  deps: Omit<ImportExportDeps, 'reads' | 'store' | 'wishes' | 'watched'>,
 ): ImportExportService {
   // Two nodes importing one document at once must create each movie once. On PostgreSQL the
   // search rows of the imported movies are built after the commit, off the request (migration 0018).
   const written = kyselyUnitOfWork(
     db,
-    (trx) => ({ reads: new ImportExportRepository(trx), writer: new ImportWriteRepository(trx) }),
+    (trx) => ({
+      reads: new ImportExportRepository(trx),
+      writer: new ImportWriteRepository(trx),
+      wishes: new WishRepository(trx),
+    }),
     { exclusive: 'library-import', searchRowsAfterCommit: true },
   );
   const movies = new MovieRepository(db);
@@ -33,5 +39,11 @@ export function buildImportExport(
       return out;
     },
   };
-  return new ImportExportService({ reads: new ImportExportRepository(db), store, ...deps });
+  return new ImportExportService({
+    reads: new ImportExportRepository(db),
+    wishes: new WishRepository(db),
+    watched: new WatchedFilmsRepository(db),
+    store,
+    ...deps,
+  });
 }

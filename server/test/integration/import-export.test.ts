@@ -50,6 +50,11 @@ async function movieByTitle(t: TestServer, q: string): Promise<MovieDetail> {
   return (await (await t.api(`/api/movies/${id}`)).json()) as MovieDetail;
 }
 
+async function wishTitles(t: TestServer): Promise<string[]> {
+  const list = (await (await t.api('/api/wishes')).json()) as { items: { title: string; year: number }[] };
+  return list.items.map((w) => `${w.title} (${w.year})`);
+}
+
 async function movieCount(t: TestServer): Promise<number> {
   return ((await (await t.api('/api/movies?limit=1')).json()) as MovieList).total;
 }
@@ -99,17 +104,20 @@ describe('import and export over HTTP', () => {
     await t.close();
   });
 
-  it('imports a CLZ export: one movie per title, editions, copies in binder slots; wish list skipped', async () => {
+  it('imports a CLZ export: one movie per title, editions, copies in binder slots; wish-list rows are wishes', async () => {
     const dry = await importCsv(t, CLZ, true);
     assert.equal(dry.dry_run, true);
     assert.deepEqual(dry.created, { movies: 3, editions: 4, copies: 4 });
+    assert.deepEqual(dry.wishes, { created: 1, unchanged: 0, owned: 0, fulfilled: 0 });
     assert.equal(await movieCount(t), 0, 'a dry run writes nothing');
-    assert.ok(dry.warnings.some((w) => w.includes('Wish List')));
+    assert.deepEqual(await wishTitles(t), [], 'a dry run wishes nothing');
 
     const done = await importCsv(t, CLZ);
     assert.equal(done.dry_run, false);
     assert.deepEqual(done.created, { movies: 3, editions: 4, copies: 4 });
+    assert.deepEqual(done.wishes, { created: 1, unchanged: 0, owned: 0, fulfilled: 0 });
     assert.equal(await movieCount(t), 3);
+    assert.deepEqual(await wishTitles(t), ['Dune: Part Two (2024)'], 'a wish, not a movie');
 
     const matrix = await movieByTitle(t, 'matrix');
     assert.equal(matrix.year, 1999);
@@ -140,7 +148,9 @@ describe('import and export over HTTP', () => {
     assert.deepEqual(again.created, { movies: 0, editions: 0, copies: 0 });
     assert.deepEqual(again.updated, { movies: 0 });
     assert.deepEqual(again.unchanged, { movies: 3 });
+    assert.deepEqual(again.wishes, { created: 0, unchanged: 1, owned: 0, fulfilled: 0 });
     assert.equal(await movieCount(t), 3);
+    assert.deepEqual(await wishTitles(t), ['Dune: Part Two (2024)']);
   });
 
   it('imports a Letterboxd diary: movies without discs, watched from the watched date', async () => {
@@ -278,6 +288,8 @@ describe('import and export over HTTP', () => {
     const html = await page.text();
     assert.match(html, /<h1>Import and export<\/h1>/);
     assert.match(html, /href="\/import" aria-current="page"/);
+    assert.match(html, /id="import-into-wishes" name="into_wishes" type="checkbox"/);
+    assert.match(html, /href="\/api\/export\/letterboxd"/);
     const script = /src="(\/assets\/import\.js\?v=\w+)"/.exec(html)?.[1];
     assert.ok(script !== undefined);
     assert.equal((await t.api(script)).status, 200);
@@ -350,6 +362,15 @@ describe('JSON export → import into an empty library → export gives the same
     await create({ title: 'Solaris', year: 1972, physical_copies: [{ binder: 'Binder B', slot: '10' }] });
     await create({ title: 'Solaris', year: 1972 });
     await create({ title: 'Amélie', year: 2001, original_title: 'Le Fabuleux Destin d’Amélie Poulain' });
+    // The wish list (issue 27): a title with a comma, a note with quotes, a TMDb id, no year.
+    for (const wish of [
+      { title: 'Paris, Texas', year: 1984, note: 'the "restored" print' },
+      { title: 'In the Mood for Love', year: 2000, tmdb_id: 843 },
+      { title: 'Koyaanisqatsi' },
+    ]) {
+      const res = await rich.api('/api/wishes', jsonBody('POST', wish));
+      assert.equal(res.status, 201, await res.clone().text());
+    }
     // A binder drawn with 12 sleeves a page (issue 27): its setting is part of the library.
     const perPage = await rich.api('/api/binders/Binder%20B', jsonBody('PATCH', { slots_per_page: 12 }));
     assert.equal(perPage.status, 200, await perPage.text());
@@ -436,7 +457,18 @@ describe('JSON export → import into an empty library → export gives the same
     const doc = JSON.parse(first.toString('utf8')) as {
       movies: { title: string; cast: string[]; media_files: unknown[] }[];
       binders: unknown[];
+      wishes: unknown[];
     };
+    assert.deepEqual(doc.wishes, [
+      { title: 'In the Mood for Love', year: 2000, tmdb_id: 843, note: null },
+      { title: 'Koyaanisqatsi', year: null, tmdb_id: null, note: null },
+      { title: 'Paris, Texas', year: 1984, tmdb_id: null, note: 'the "restored" print' },
+    ]);
+    assert.equal(
+      (await exportText(empty, 'json')).toString('utf8').includes('"wishes"'),
+      false,
+      'a library without wishes exports no wishes key (older exports keep their bytes)',
+    );
     const heatDoc = doc.movies.find((m) => m.title === 'Heat');
     assert.deepEqual(heatDoc?.cast, ['Al Pacino', 'Robert De Niro', 'Val Kilmer']);
     assert.deepEqual(heatDoc?.media_files, [
@@ -465,12 +497,15 @@ describe('JSON export → import into an empty library → export gives the same
     // Into the empty server: a dry run first (nothing written), then the import.
     const dry = await post(empty, first, 'application/json', true);
     assert.equal(dry.status, 200);
-    assert.deepEqual(((await dry.json()) as ImportResult).created, { movies: 4, editions: 2, copies: 3 });
+    const dryResult = (await dry.json()) as ImportResult;
+    assert.deepEqual(dryResult.created, { movies: 4, editions: 2, copies: 3 });
+    assert.deepEqual(dryResult.wishes, { created: 3, unchanged: 0, owned: 0, fulfilled: 0 });
     assert.equal(await movieCount(empty), 0);
     const restored = await post(empty, first, 'application/json');
     const result = (await restored.json()) as ImportResult;
     assert.equal(restored.status, 200, JSON.stringify(result));
     assert.deepEqual(result.created, { movies: 4, editions: 2, copies: 3 });
+    assert.deepEqual(result.wishes, { created: 3, unchanged: 0, owned: 0, fulfilled: 0 });
     assert.deepEqual(result.warnings, []);
 
     const second = await exportText(empty, 'json');
@@ -495,6 +530,7 @@ describe('JSON export → import into an empty library → export gives the same
       assert.equal(res.status, 200, JSON.stringify(again));
       assert.deepEqual(again.created, { movies: 0, editions: 0, copies: 0 });
       assert.deepEqual([again.updated.movies, again.unchanged.movies], [0, 4]);
+      assert.deepEqual(again.wishes, { created: 0, unchanged: 3, owned: 0, fulfilled: 0 });
       assert.ok((await exportText(t, 'json')).equals(first));
     }
   });

@@ -264,6 +264,15 @@ describe('reelshelf migrate-database', () => {
       const art = await t.api('/api/artwork/fetch?wait=true', jsonBody('POST', {}));
       assert.equal(art.status, 200, await art.clone().text());
 
+      // The wish list (migration 0020): copied with its ids, and its sequence advanced.
+      for (const wish of [
+        { title: 'Stalker', year: 1979 },
+        { title: 'Paris, Texas', year: 1984, tmdb_id: 655 },
+      ]) {
+        const res = await t.api('/api/wishes', jsonBody('POST', wish));
+        assert.equal(res.status, 201, await res.clone().text());
+      }
+
       const doomed = await t.api('/api/movies', jsonBody('POST', { title: 'Doomed', year: 2020 }));
       assert.equal(doomed.status, 201, await doomed.clone().text());
       const list = (await (await t.api('/api/movies?limit=500')).json()) as {
@@ -427,6 +436,17 @@ describe('reelshelf migrate-database', () => {
         jsonBody('POST', { name: 'Newcomer', password: 'newcomer password', role: 'member' }),
       );
       assert.equal(user.status, 201, await user.clone().text());
+      const wishes = (await (await t.api('/api/wishes')).json()) as {
+        items: { id: number; title: string }[];
+      };
+      assert.deepEqual(
+        wishes.items.map((w) => w.title),
+        ['Paris, Texas', 'Stalker'],
+      );
+      const wished = await t.api('/api/wishes', jsonBody('POST', { title: 'Solaris', year: 1972 }));
+      assert.equal(wished.status, 201, await wished.clone().text());
+      const next = ((await wished.json()) as { id: number }).id;
+      assert.equal(next, Math.max(...wishes.items.map((w) => w.id)) + 1, 'a fresh wish id');
     } finally {
       await t.close();
     }

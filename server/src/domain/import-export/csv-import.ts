@@ -15,8 +15,10 @@
  *   columns are ignored with a warning. A Letterboxd list preamble is skipped.
  * - Cells: trimmed; a leading `'` added by our formula-injection escape is removed
  *   ({@link unescapeFormula}).
- * - Rows: empty lines are skipped; rows whose collection status says the disc is not owned
- *   (wish list, on order, sold) are skipped with a warning.
+ * - Rows: empty lines are skipped; rows whose collection status is a wish (CLZ `Wish List`) are the
+ *   file's wishes ({@link CsvImportResult} `wishes`, docs/collector.md "Wish list"); rows whose status
+ *   says the disc is otherwise not owned (on order, sold) are skipped with a warning. With
+ *   `allWishes` (`POST /api/import?into=wishes`: a Letterboxd watchlist.csv) every row is a wish.
  */
 import { parse } from 'csv-parse/sync';
 import { normalizeTitle } from '../titles.ts';
@@ -58,10 +60,14 @@ export type ImportField = (typeof IMPORT_FIELDS)[number];
 export interface CsvImportOptions {
   /** Barcode rules; defaults to {@link checkBarcode} (the project's `normalizeBarcode`, GTIN-13 storage). */
   normalizeBarcode?: BarcodeNormalizer;
+  /** Every row is a wish, whatever its collection status (`?into=wishes`). */
+  allWishes?: boolean;
 }
 
+/** `rows`: the owned films (movies, editions, copies); `wishes`: the rows that are wishes. */
 export type CsvImportResult =
-  { ok: true; rows: ImportRow[]; warnings: string[] } | { ok: false; errors: RowError[]; warnings: string[] };
+  | { ok: true; rows: ImportRow[]; wishes: ImportRow[]; warnings: string[] }
+  | { ok: false; errors: RowError[]; warnings: string[] };
 
 /**
  * Accepted header names per field, in priority order: when a file has several columns for one field,
@@ -219,8 +225,10 @@ export const IGNORED_COLUMNS: readonly string[] = [
 
 /** Columns that say whether the disc is owned (CLZ `Collection Status`, DVD Profiler `CollectionType`). */
 const STATUS_COLUMNS = ['Collection Status', 'CollectionType', 'Collection Type', 'Ownership'];
-/** Status values of discs that are not on the shelf: those rows are skipped. */
-const NOT_OWNED = /^(wish ?list|wanted|want|on ?order|ordered|pre-?order(ed)?|sold|not in collection)$/i;
+/** Status values of films wanted: those rows are wishes. */
+const WISHED = /^(wish ?list|wanted|want)$/i;
+/** Status values of other discs that are not on the shelf: those rows are skipped. */
+const NOT_OWNED = /^(on ?order|ordered|pre-?order(ed)?|sold|not in collection)$/i;
 
 /**
  * The comparison key of a header name: accents dropped, lower case, letters and digits only.
@@ -318,6 +326,7 @@ export function parseCollectionCsv(bytes: Buffer, options: CsvImportOptions = {}
   }
 
   const rows: ImportRow[] = [];
+  const wishes: ImportRow[] = [];
   const skipped = new Map<string, number[]>();
   const unknownFormats = new Map<string, number[]>();
   for (const record of records.slice(headerAt + 1)) {
@@ -333,12 +342,13 @@ export function parseCollectionCsv(bytes: Buffer, options: CsvImportOptions = {}
       continue;
     }
     const status = mapping.status.map((i) => cell(record.fields, i)).find((v) => v !== '');
-    if (status !== undefined && NOT_OWNED.test(status)) {
+    const wished = options.allWishes === true || (status !== undefined && WISHED.test(status));
+    if (!wished && status !== undefined && NOT_OWNED.test(status)) {
       pushLine(skipped, status, record.line);
       continue;
     }
     const row = readRow(record, mapping.columns, parseBarcode, errors, unknownFormats);
-    if (row !== null) rows.push(row);
+    if (row !== null) (wished ? wishes : rows).push(row);
   }
 
   checkAcrossRows(rows, errors, warnings);
@@ -356,8 +366,10 @@ export function parseCollectionCsv(bytes: Buffer, options: CsvImportOptions = {}
     errors.sort((a, b) => a.row - b.row);
     return { ok: false, errors, warnings };
   }
-  if (rows.length === 0 && skipped.size === 0) warnings.push('the file has a header but no rows');
-  return { ok: true, rows, warnings };
+  if (rows.length === 0 && wishes.length === 0 && skipped.size === 0) {
+    warnings.push('the file has a header but no rows');
+  }
+  return { ok: true, rows, wishes, warnings };
 }
 
 function decodeUtf8(bytes: Buffer): Parsed<string> {

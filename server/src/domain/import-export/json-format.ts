@@ -13,6 +13,8 @@
  *   movies by normalised title, year, TMDb id, IMDb id, title; editions by format, label, barcode,
  *   region; copies by binder, slot (numbers by value), notes; media files by root, relative path;
  *   ratings by source; studios by name; collections by name; library roots by path; binders by name;
+ *   wishes by normalised title, year, TMDb id, title (`wishes` is written only when there are some,
+ *   so the exports of a library without wishes keep their bytes);
  * - arrays whose order means something are kept as given: `genres` (as stored), `cast` and `directors`
  *   (billing order, person_movie.sort_order).
  */
@@ -40,6 +42,16 @@ export interface LibraryExport {
   collections: ExportCollection[];
   library_roots: ExportRoot[];
   binders: ExportBinder[];
+  /** The wish list (issue 27; docs/collector.md "Wish list"); absent when empty. */
+  wishes?: ExportWish[];
+}
+
+/** A film wished for: no id or timestamp, like every other item of the document. */
+export interface ExportWish {
+  title: string;
+  year: number | null;
+  tmdb_id: number | null;
+  note: string | null;
 }
 
 export interface ExportCollection {
@@ -252,7 +264,14 @@ class Reader {
   }
 }
 
-const DOCUMENT_KEYS = ['format_version', 'movies', 'collections', 'library_roots', 'binders'] as const;
+const DOCUMENT_KEYS = [
+  'format_version',
+  'movies',
+  'collections',
+  'library_roots',
+  'binders',
+  'wishes',
+] as const;
 const MOVIE_KEYS: readonly (keyof ExportMovie)[] = [
   'title',
   'original_title',
@@ -346,6 +365,7 @@ export function validateLibraryExport(
   const collections = readCollections(top, doc);
   const roots = readRoots(top, doc, collections);
   const binders = readBinders(top, doc);
+  const wishes = readWishes(top, doc);
 
   const checks: CrossChecks = {
     tmdb: new Map(),
@@ -364,7 +384,14 @@ export function validateLibraryExport(
   if (errors.length > 0) return { ok: false, errors: errors.sort((a, b) => a.row - b.row) };
   return {
     ok: true,
-    value: { format_version: EXPORT_FORMAT_VERSION, movies, collections, library_roots: roots, binders },
+    value: {
+      format_version: EXPORT_FORMAT_VERSION,
+      movies,
+      collections,
+      library_roots: roots,
+      binders,
+      ...(wishes.length === 0 ? {} : { wishes }),
+    },
   };
 }
 
@@ -420,6 +447,29 @@ function readBinders(top: Reader, doc: Json): ExportBinder[] {
     if (seen.has(name)) r.fail('name', `binder "${name}" is listed twice`);
     seen.add(name);
     out.push({ name, capacity: capacity ?? 0, ...(perPage === null ? {} : { slots_per_page: perPage }) });
+  });
+  return out;
+}
+
+/** The wishes: one per TMDb id and one per normalised title + year (the table's unique indexes). */
+function readWishes(top: Reader, doc: Json): ExportWish[] {
+  const out: ExportWish[] = [];
+  const ids = new Set<number>();
+  const titles = new Set<string>();
+  top.array(doc, 'wishes').forEach((item, i) => {
+    const r = top.at('wishes').at(i);
+    const obj = r.object(item, ['title', 'year', 'tmdb_id', 'note']);
+    if (obj === null) return;
+    const title = r.requiredText(obj, 'title', LIMITS.title);
+    const year = r.integer(obj, 'year', LIMITS.yearMin, LIMITS.yearMax);
+    const tmdbId = r.integer(obj, 'tmdb_id', 1, LIMITS.idMax);
+    const note = r.text(obj, 'note', LIMITS.notes);
+    const key = `${normalizeTitle(title)}\u0000${year ?? 0}`;
+    if (tmdbId !== null && ids.has(tmdbId)) r.fail('tmdb_id', `TMDb id ${tmdbId} is wished twice`);
+    if (titles.has(key)) r.fail('title', `"${title}"${year === null ? '' : ` (${year})`} is wished twice`);
+    if (tmdbId !== null) ids.add(tmdbId);
+    titles.add(key);
+    out.push({ title, year, tmdb_id: tmdbId, note });
   });
   return out;
 }
@@ -681,6 +731,17 @@ export function renderLibraryExport(value: LibraryExport): string {
       () => 0,
     ),
   };
+  const wishes = value.wishes ?? [];
+  if (wishes.length > 0) {
+    doc.wishes = sortWithTieBreak(
+      wishes.map((w) => ({ title: w.title, year: w.year, tmdb_id: w.tmdb_id, note: w.note })),
+      (w) => normalizeTitle(w.title),
+      (a, b) =>
+        compareNullableNumber(a.year, b.year) ||
+        compareNullableNumber(a.tmdb_id, b.tmdb_id) ||
+        compareText(a.title, b.title),
+    );
+  }
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 

@@ -10,6 +10,7 @@ const status = document.getElementById('import-status');
 const problems = document.getElementById('import-problems');
 const warnings = document.getElementById('import-warnings');
 const bar = document.getElementById('import-progress');
+const intoWishes = document.getElementById('import-into-wishes');
 
 function contentType(file) {
   return /\.json$/i.test(file.name) || file.type === 'application/json' ? 'application/json' : 'text/csv';
@@ -23,7 +24,8 @@ function contentType(file) {
 function send(file, dryRun, label) {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/import${dryRun ? '?dry_run=true' : ''}`);
+    const query = [dryRun ? 'dry_run=true' : '', intoWishes?.checked ? 'into=wishes' : ''].filter(Boolean);
+    xhr.open('POST', `/api/import${query.length > 0 ? `?${query.join('&')}` : ''}`);
     xhr.withCredentials = true;
     xhr.setRequestHeader('accept', 'application/json');
     xhr.setRequestHeader('content-type', contentType(file));
@@ -102,7 +104,11 @@ async function pollImportJob(label, name, importing) {
 
 function counts(r) {
   const c = r.created;
-  return `${c.movies} new movies, ${c.editions} editions, ${c.copies} copies; ${r.updated.movies} movies updated, ${r.unchanged.movies} unchanged`;
+  const w = r.wishes;
+  const wishes = w
+    ? `; wishes: ${w.created} new, ${w.unchanged} already wished, ${w.owned} owned, ${w.fulfilled} fulfilled`
+    : '';
+  return `${c.movies} new movies, ${c.editions} editions, ${c.copies} copies; ${r.updated.movies} movies updated, ${r.unchanged.movies} unchanged${wishes}`;
 }
 
 function showWarnings(list) {

@@ -33,6 +33,13 @@ export function importPage(): Html {
             aria-describedby="import-status"
           />
         </div>
+        <div class="field">
+          <label
+            ><input id="import-into-wishes" name="into_wishes" type="checkbox" /> Every row is a wish (a
+            Letterboxd <code>watchlist.csv</code>); a CLZ row whose collection status is “Wish List” is one
+            anyway</label
+          >
+        </div>
         <div class="field-actions">
           <button type="submit" id="import-check">Check file</button>
           <button type="button" id="import-run" disabled>Import</button>
@@ -61,7 +68,10 @@ export function importPage(): Html {
         <a href="/api/export?format=csv" download="reelshelf-export.csv">Collection as CSV</a> (one row per
         disc; opens in a spreadsheet) ·
         <a href="/api/export?format=json" download="reelshelf-export.json">Everything as JSON</a> (a backup
-        that imports back into reelshelf)
+        that imports back into reelshelf, with the wish list) ·
+        <a href="/api/export/letterboxd" download="reelshelf-letterboxd.csv"
+          >What you watched, for Letterboxd</a
+        >
       </p>
     </section>`;
 }

@@ -8,6 +8,7 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/import', label: 'Import', id: 'import' },
   { href: '/binders', label: 'Binders', id: 'binders' },
   { href: '/stats', label: 'Stats', id: 'stats' },
+  { href: '/wishes', label: 'Wish list', id: 'wishes' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];

@@ -16,6 +16,7 @@ import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
 import { registerBinderPages } from './binders.page.ts';
 import { registerStatsPages } from './stats.page.ts';
+import { registerWishPages } from './wishes.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -56,6 +57,7 @@ export type PageServices = Pick<
   | 'plays'
   | 'binders'
   | 'stats'
+  | 'wishes'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -483,6 +485,7 @@ export class Pages {
       registerPeoplePages(scope, this, this.services, this.sessions);
       registerBinderPages(scope, this, this.services);
       registerStatsPages(scope, this, this.services);
+      registerWishPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 

@@ -15,13 +15,17 @@ const MULTIPART_ENVELOPE = 64 * 1024;
 const importQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { dry_run: { type: 'boolean', default: false } },
+  properties: {
+    dry_run: { type: 'boolean', default: false },
+    // `wishes`: every row of a CSV is a wish (a Letterboxd watchlist.csv; docs/collector.md).
+    into: { type: 'string', enum: ['library', 'wishes'], default: 'library' },
+  },
 } as const;
 
 const exportQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { format: { type: 'string', enum: ['json', 'csv'], default: 'json' } },
+  properties: { format: { type: 'string', enum: ['json', 'csv', 'letterboxd'], default: 'json' } },
 } as const;
 
 const ACCEPTED = 'Send text/csv, application/json (a reelshelf export) or multipart/form-data with one file.';
@@ -115,18 +119,29 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       throw err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? tooLarge() : err;
     });
 
-    scope.post<{ Querystring: { dry_run: boolean } }>(
+    scope.post<{ Querystring: { dry_run: boolean; into: 'library' | 'wishes' } }>(
       '/api/import',
       { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: importQuery } },
       async (request) => {
         // A document's watch state becomes the importing person's.
-        const options = { dryRun: request.query.dry_run, userId: principalOf(request).userId };
+        const { dry_run: dryRun, into } = request.query;
+        const options = { dryRun, userId: principalOf(request).userId, into };
+        const wishesFromCsvOnly = () => {
+          if (into !== 'wishes') return;
+          throw new AppError('validation_failed', {
+            message:
+              'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
+            extra: { field: 'into' },
+          });
+        };
         if (request.isMultipart()) {
           const upload = await readUpload(request);
+          if (upload.kind === 'json') wishesFromCsvOnly();
           return service.importFile(upload.bytes, upload.kind, options);
         }
         const body: unknown = request.body;
         if (Buffer.isBuffer(body)) return service.importCsv(body, options);
+        wishesFromCsvOnly();
         if (body === undefined) {
           throw new AppError('validation_failed', { message: 'The request has no body.', hint: ACCEPTED });
         }
@@ -138,8 +153,9 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
       '/api/export',
       { schema: { querystring: exportQuery } },
       async (request, reply) => {
-        // With the exporting person's watch state.
-        const out = await service.export(request.query.format, principalOf(request).userId);
+        // With the exporting person's watch state (and, for Letterboxd, through their content limit).
+        const { userId, limit } = principalOf(request);
+        const out = await service.export(request.query.format, userId, limit);
         return reply
           .type(out.contentType)
           .header('content-disposition', `attachment; filename="${out.filename}"`)
@@ -147,5 +163,17 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
           .send(out.body);
       },
     );
+
+    // Anyone's own: what they watched, for Letterboxd's importer, through their content limit (the
+    // export above is the admins'; docs/collector.md "Letterboxd export").
+    scope.get('/api/export/letterboxd', async (request, reply) => {
+      const { userId, limit } = principalOf(request);
+      const out = await service.export('letterboxd', userId, limit);
+      return reply
+        .type(out.contentType)
+        .header('content-disposition', `attachment; filename="${out.filename}"`)
+        .header('cache-control', 'no-store')
+        .send(out.body);
+    });
   });
 }

@@ -29,6 +29,21 @@ import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 import type { NewMovieMetadata } from '../metadata/new-movie-metadata.ts';
 import { applyPlan } from './import-apply.ts';
 import { loadSnapshot, rootsOnDisk } from './import-input.ts';
+import {
+  planImportWishes,
+  type WishImportPort,
+  wishesFromCsv,
+  wishesFromDocument,
+  wishReport,
+  writeImportWishes,
+} from './import-wishes.ts';
+import type { InWish, WishPlan } from '../../domain/wishes.ts';
+import { renderLetterboxdCsv, type WatchedFilm } from '../../domain/import-export/letterboxd-export.ts';
+import {
+  type CertificationFilter,
+  type ContentLimit,
+  certificationFilter,
+} from '../../domain/people/visibility.ts';
 
 export interface ImportOptions {
   /** Check and count only; nothing is written. */
@@ -39,6 +54,8 @@ export interface ImportOptions {
   onJob?: (jobId: number) => void;
   /** The importing person: a JSON document's watch state becomes theirs (none: the first admin's). */
   userId?: number;
+  /** `wishes`: every CSV row is a wish (`?into=wishes`, a Letterboxd watchlist.csv). */
+  into?: 'library' | 'wishes';
 }
 
 /** Runs an import's writes as a job (listed at GET /api/jobs with progress); the JobRunner does. */
@@ -55,11 +72,15 @@ export interface ImportJobs {
 export interface ImportTransaction {
   reads: LibraryReads;
   writer: ImportWriter;
+  /** The wish list, in the import's transaction (none: the import leaves wishes alone). */
+  wishes?: WishImportPort;
 }
 
 export interface ImportExportDeps {
   /** Whole-library reads outside a transaction (a dry run, the export). */
   reads: LibraryReads;
+  /** The wish list outside a transaction (a dry run, the export). */
+  wishes?: Pick<WishImportPort, 'list' | 'ownedFilms'>;
   /** The transaction a plan is made and written in. */
   store: UnitOfWork<ImportTransaction>;
   clock: Clock;
@@ -69,6 +90,10 @@ export interface ImportExportDeps {
   newMovies?: Pick<NewMovieMetadata, 'queue'>;
   /** Imports that write run as `import` jobs, one at a time, reporting progress; none: run inline. */
   jobs?: ImportJobs | null;
+  /** What a person watched, through their visibility rule (the Letterboxd export). */
+  watched?: { watched(userId: number | null, filter: CertificationFilter | null): Promise<WatchedFilm[]> };
+  /** REELSHELF_CERTIFICATION_COUNTRY: the system a person's content limit is in. */
+  country?: string;
 }
 
 /** A rendered export: the bytes and how to serve them. */
@@ -110,16 +135,18 @@ export class ImportExportService {
 
   /** A collection CSV (our export, CLZ Movies, Letterboxd, DVD Profiler-style sheets…). */
   async importCsv(bytes: Buffer, options: ImportOptions = {}): Promise<ImportResult> {
-    const parsed = parseCollectionCsv(bytes);
+    const parsed = parseCollectionCsv(bytes, { allWishes: options.into === 'wishes' });
     if (!parsed.ok) throw importInvalid(parsed.errors, parsed.warnings);
-    return this.run(itemsFromGroups(groupImportRows(parsed.rows)), null, parsed.warnings, options);
+    const items = itemsFromGroups(groupImportRows(parsed.rows));
+    return this.run(items, null, parsed.warnings, options, wishesFromCsv(parsed.wishes));
   }
 
   /** Our JSON export (format_version 1), already parsed. */
   async importJson(value: unknown, options: ImportOptions = {}): Promise<ImportResult> {
     const checked = validateLibraryExport(value);
     if (!checked.ok) throw importInvalid(checked.errors, []);
-    return this.run(itemsFromDocument(checked.value), checked.value, [], options);
+    const wishes = wishesFromDocument(checked.value);
+    return this.run(itemsFromDocument(checked.value), checked.value, [], options, wishes);
   }
 
   /**
@@ -152,8 +179,15 @@ export class ImportExportService {
     doc: LibraryExport | null,
     warnings: string[],
     options: ImportOptions,
+    wishRows: InWish[],
   ): Promise<ImportResult> {
     const now = isoNow(this.deps.clock);
+    const wishPlan = (port: Parameters<typeof planImportWishes>[0]) =>
+      planImportWishes(port, items, wishRows, now, doc !== null);
+    const report = (p: ImportPlan, w: WishPlan | null, dryRun: boolean) => ({
+      ...result(p, dryRun, [...warnings, ...(w?.warnings ?? [])]),
+      ...wishReport(w, wishRows),
+    });
     // Read: the folders first (the filesystem is no part of the transaction), the library inside it.
     const onDisk = await rootsOnDisk(this.deps.fs, doc);
     const plan = async (reads: LibraryReads) => {
@@ -168,26 +202,30 @@ export class ImportExportService {
       }
       return p;
     };
-    if (options.dryRun === true) return result(await plan(this.deps.reads), true, warnings);
+    if (options.dryRun === true) {
+      return report(await plan(this.deps.reads), await wishPlan(this.deps.wishes), true);
+    }
     // Planned and written in one transaction: nothing can change the library between the two.
     const write = (progress: (done: number, total: number) => void | Promise<void>) =>
       this.deps.store.transaction(async (trx) => {
         const p = await plan(trx.reads);
+        const w = await wishPlan(trx.wishes);
         await progress(0, p.ops.length);
         await applyPlan(p.ops, trx.writer, progress);
-        return { created: p.newMovies.map((r) => r.value), result: result(p, false, warnings) };
+        await writeImportWishes(trx.wishes, w);
+        return { created: p.newMovies.map((r) => r.value), result: report(p, w, false) };
       });
-    const report = (done: number, total: number) => options.onProgress?.(done, total);
+    const onProgress = (done: number, total: number) => options.onProgress?.(done, total);
     const done =
       this.jobs === null
-        ? await write(report)
+        ? await write(onProgress)
         : await this.jobs.track(
             'import',
             { movies: items.length, json: doc !== null },
             (ctx) =>
               write((d, t) => {
                 ctx.progress(d, t);
-                return report(d, t);
+                return onProgress(d, t);
               }),
             options.onJob,
           );
@@ -228,6 +266,7 @@ export class ImportExportService {
     const watch = new Map(x.watch.map((w) => [w.media_file_id, w]));
     const artwork = new Map(x.artwork.map((a) => [a.movie_id, a]));
     const copy = (c: CopyRow): ExportCopy => ({ binder: c.binder, slot: c.slot, notes: c.notes });
+    const wishes = (await this.deps.wishes?.list()) ?? [];
 
     const movies = s.movies.map((m): ExportMovie => {
       const eds = editions.get(m.id) ?? [];
@@ -295,11 +334,32 @@ export class ImportExportService {
         capacity: b.capacity,
         ...(b.slots_per_page === DEFAULT_SLOTS_PER_PAGE ? {} : { slots_per_page: b.slots_per_page }),
       })),
+      // Only when there are some: the exports of a library without wishes keep their bytes.
+      ...(wishes.length === 0
+        ? {}
+        : {
+            wishes: wishes.map((w) => ({ title: w.title, year: w.year, tmdb_id: w.tmdb_id, note: w.note })),
+          }),
     };
   }
 
-  /** The export rendered as JSON (the restorable document) or as a collection CSV. */
-  async export(format: ExportFormat, userId: number | null = null): Promise<RenderedExport> {
+  /**
+   * The export rendered as JSON (the restorable document), as a collection CSV, or as the CSV of what
+   * the person watched for Letterboxd's importer (through their content limit).
+   */
+  async export(
+    format: ExportFormat,
+    userId: number | null = null,
+    limit: ContentLimit | null = null,
+  ): Promise<RenderedExport> {
+    if (format === 'letterboxd') {
+      const filter = certificationFilter(this.deps.country ?? 'US', limit);
+      return {
+        body: renderLetterboxdCsv((await this.deps.watched?.watched(userId, filter)) ?? []),
+        contentType: 'text/csv; charset=utf-8',
+        filename: 'reelshelf-letterboxd.csv',
+      };
+    }
     const doc = await this.buildExport(userId);
     if (format === 'csv') {
       return {

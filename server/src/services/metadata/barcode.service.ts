@@ -36,9 +36,13 @@ export type DiscRecords = Pick<
   | 'slotsTaken'
   | 'isSlotTaken'
   | 'insertCopy'
+  | 'fulfilWishes'
 >;
 
-/** Barcode scan of a disc: UPC lookup → cleaned title → TMDb candidates → movie + edition + copy. */
+/**
+ * Barcode scan of a disc: UPC lookup → cleaned title → TMDb candidates → movie + edition + copy (and
+ * the film's wish, if it was wished, removed with it).
+ */
 export class BarcodeService {
   constructor(
     /** Whether a looked-up barcode is already owned (read outside any transaction). */
@@ -175,7 +179,9 @@ export class BarcodeService {
         notes: null,
         created_at: now,
       });
-      return { movieId, editionId, copyId, binder: binder.name, slot, createdMovie };
+      // A wished film is owned now: its wish goes in the same transaction (docs/collector.md).
+      const fromWish = (await repo.fulfilWishes(movieId)) > 0;
+      return { movieId, editionId, copyId, binder: binder.name, slot, createdMovie, fromWish };
     });
     const warnings = [...found.warnings, ...(await this.newMovies.now(result.movieId))];
     return {
@@ -183,6 +189,7 @@ export class BarcodeService {
       edition_id: result.editionId,
       physical_copy: { id: result.copyId, binder: result.binder, slot: result.slot },
       created_movie: result.createdMovie,
+      from_wish: result.fromWish,
       warnings,
     };
   }

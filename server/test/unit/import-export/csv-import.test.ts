@@ -32,7 +32,7 @@ describe('CLZ Movies export', () => {
     '',
   ].join('\r\n');
 
-  it('maps the CLZ columns, normalises formats and skips wish-list rows', () => {
+  it('maps the CLZ columns, normalises formats; wish-list rows are wishes, not discs', () => {
     const result = parseCollectionCsv(csv(clz));
     assert.deepEqual(rowsOf(result), [
       row({
@@ -79,9 +79,36 @@ describe('CLZ Movies export', () => {
         watched: true,
       }),
     ]);
-    assert.deepEqual(result.warnings, [
-      'skipped 1 row(s) with collection status "Wish List" (not owned): line 5',
+    assert.deepEqual(result.ok ? result.wishes : [], [
+      row({ line: 5, title: 'Dune: Part Two', year: 2024, format: '4K UHD', watched: false }),
     ]);
+    assert.deepEqual(result.warnings, []);
+  });
+
+  it('skips rows on order or sold (with a warning); allWishes makes every row a wish', () => {
+    const file = [
+      'Title,Release Year,Collection Status,Storage Device,Storage Slot',
+      'Heat,1995,On Order,,',
+      'Alien,1979,In Collection,A,1',
+      'Up,2009,Wish List,A,1',
+      'Dune,2021,Sold,,',
+      '',
+    ].join('\n');
+    const result = parseCollectionCsv(csv(file));
+    assert.deepEqual(
+      rowsOf(result).map((r) => r.title),
+      ['Alien'],
+    );
+    assert.deepEqual(result.ok ? result.wishes.map((r) => r.title) : [], ['Up']);
+    assert.equal(result.warnings.length, 2);
+    assert.match(result.warnings.join('\n'), /"On Order".*line 2/);
+    const all = parseCollectionCsv(csv(file), { allWishes: true });
+    assert.deepEqual(rowsOf(all), []);
+    assert.deepEqual(
+      all.ok ? all.wishes.map((r) => r.title) : [],
+      ['Heat', 'Alien', 'Up', 'Dune'],
+      'a slot taken twice is no error among wishes',
+    );
   });
 
   it('does not read CLZ "Index" as a slot', () => {

@@ -387,6 +387,43 @@ describe('validateLibraryExport', () => {
     );
   });
 
+  it('keeps the wish list (issue 27): sorted, written only when there are wishes, one film once', () => {
+    const wishes = [
+      { title: 'Paris, Texas', year: 1984, tmdb_id: null, note: 'the "restored" print' },
+      { title: 'Koyaanisqatsi', year: null, tmdb_id: 11314, note: null },
+      { title: 'The Abyss', year: 1989, tmdb_id: null, note: null },
+    ];
+    const result = validateLibraryExport({ format_version: 1, movies: [], wishes });
+    if (!result.ok) assert.fail(JSON.stringify(result.errors));
+    const text = renderLibraryExport(result.value);
+    const doc = JSON.parse(text) as { wishes: { title: string }[] };
+    assert.deepEqual(
+      doc.wishes.map((w) => w.title),
+      ['The Abyss', 'Koyaanisqatsi', 'Paris, Texas'],
+    );
+    const again = validateLibraryExport(JSON.parse(text));
+    if (!again.ok) assert.fail(JSON.stringify(again.errors));
+    assert.equal(renderLibraryExport(again.value), text);
+    const none = validateLibraryExport({ format_version: 1, movies: [], wishes: [] });
+    if (!none.ok) assert.fail(JSON.stringify(none.errors));
+    assert.equal('wishes' in none.value, false);
+    assert.equal(renderLibraryExport(none.value).includes('wishes'), false, 'older exports keep their bytes');
+    assert.deepEqual(
+      errorsOf({
+        format_version: 1,
+        movies: [],
+        wishes: [
+          { title: 'Heat', year: 1995, tmdb_id: 949 },
+          { title: 'heat', year: 1995 },
+          { title: 'Other', tmdb_id: 949 },
+          { title: '', year: 1 },
+          { title: 'X', color: 'red' },
+        ],
+      }).map((e) => e.field),
+      ['wishes/1/title', 'wishes/2/tmdb_id', 'wishes/3/title', 'wishes/3/year', 'wishes/4/color'],
+    );
+  });
+
   it('checks the document-level lists', () => {
     const errors = errorsOf({
       format_version: 1,

@@ -1,0 +1,136 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+import { insertRows } from '../db/bulk-insert.ts';
+import type { Db } from '../db/database.ts';
+import type { FilmKey, NewWish, WishRow } from '../domain/wishes.ts';
+import { AppError } from '../errors.ts';
+
+const COLUMNS = ['id', 'tmdb_id', 'title', 'year', 'normalized_title', 'note', 'created_at'] as const;
+
+/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
+function isUniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
+  const code = (err as { code: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/**
+ * domain/wishes.ts's wishMatchesFilm in SQL: movie `m` is the film of wish `w` (same TMDb id when both
+ * have one, else the same normalized title and year).
+ */
+const MATCHES = sql<SqlBool>`(case when w.tmdb_id is not null and m.tmdb_id is not null
+  then m.tmdb_id = w.tmdb_id
+  else m.normalized_title = w.normalized_title and coalesce(m.year, 0) = coalesce(w.year, 0) end)`;
+
+/** Movie `m` is owned: a physical copy of it, or a file of it on disk (a missing file does not count). */
+const OWNED = sql<SqlBool>`(exists (select 1 from physical_copies pc where pc.movie_id = m.id)
+  or exists (select 1 from media_files mf where mf.movie_id = m.id and mf.status = 'present'))`;
+
+/** The wish list (migration 0020; docs/collector.md "Wish list"). */
+export class WishRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Every wish, by title, year and TMDb id. */
+  list(): Promise<WishRow[]> {
+    return this.db
+      .selectFrom('wishes')
+      .select([...COLUMNS])
+      .orderBy('normalized_title')
+      .orderBy(sql`coalesce(year, 0)`)
+      .orderBy(sql`coalesce(tmdb_id, 0)`)
+      .orderBy('title')
+      .execute();
+  }
+
+  byId(id: number): Promise<WishRow | undefined> {
+    return this.db
+      .selectFrom('wishes')
+      .select([...COLUMNS])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The wish that is this film already (same TMDb id, or same normalized title and year). */
+  same(key: FilmKey): Promise<WishRow | undefined> {
+    return this.db
+      .selectFrom('wishes')
+      .select([...COLUMNS])
+      .where((eb) => {
+        const byTitle: Expression<SqlBool> = eb.and([
+          eb('normalized_title', '=', key.normalized_title),
+          eb(sql`coalesce(year, 0)`, '=', key.year ?? 0),
+        ]);
+        return key.tmdb_id === null ? byTitle : eb.or([eb('tmdb_id', '=', key.tmdb_id), byTitle]);
+      })
+      .orderBy('id')
+      .executeTakeFirst();
+  }
+
+  /** An owned movie that is this film (domain/wishes.ts wishMatchesFilm), if any. */
+  async ownedMovie(key: FilmKey): Promise<{ id: number; title: string } | undefined> {
+    const row = await sql<{ id: number; title: string }>`
+      select m.id, m.title from (select cast(${key.tmdb_id} as integer) as tmdb_id,
+        cast(${key.normalized_title} as text) as normalized_title, cast(${key.year} as integer) as year) w
+      join movies m on ${MATCHES} where ${OWNED} order by m.id limit 1`.execute(this.db);
+    return row.rows[0];
+  }
+
+  /** Every owned film (an import's plan matches its wish rows against them). */
+  ownedFilms(): Promise<FilmKey[]> {
+    return this.db
+      .selectFrom('movies as m')
+      .select(['m.tmdb_id', 'm.normalized_title', 'm.year'])
+      .where(OWNED)
+      .execute();
+  }
+
+  /** 409 `already_wished` when another writer added the same film first (the unique indexes decide). */
+  async insert(row: NewWish): Promise<WishRow> {
+    try {
+      return await this.db
+        .insertInto('wishes')
+        .values(row)
+        .returning([...COLUMNS])
+        .executeTakeFirstOrThrow();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw new AppError('already_wished', { message: `${row.title} is on the wish list already.` });
+    }
+  }
+
+  /** Many wishes, 500 a statement (an import: its plan left out the ones already wished). */
+  async insertMany(rows: readonly NewWish[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 500) {
+      await insertRows(this.db, 'wishes', rows.slice(i, i + 500)).execute();
+    }
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const out = await this.db.deleteFrom('wishes').where('id', '=', id).executeTakeFirst();
+    return Number(out.numDeletedRows) > 0;
+  }
+
+  async deleteIds(ids: readonly number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.db
+        .deleteFrom('wishes')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+    }
+  }
+
+  /** Deletes the wishes of this movie (it has just become owned); how many there were. */
+  async fulfil(movieId: number): Promise<number> {
+    const out = await this.db
+      .deleteFrom('wishes as w')
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('movies as m')
+            .select(sql`1`.as('one'))
+            .where('m.id', '=', movieId)
+            .where(MATCHES),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(out.numDeletedRows);
+  }
+}
