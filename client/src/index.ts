@@ -25,6 +25,9 @@ import {
   type LibraryEdition,
   type LibraryResponse,
   type LibraryRootView,
+  type LoanInput,
+  type LoanList,
+  type LoanView,
   type MovieDetail,
   type MovieList,
   type PatchMovieInput,
@@ -409,6 +412,26 @@ export class ReelshelfClient {
   /** Swaps the places of two discs, atomically. */
   swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
     return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
+  }
+
+  /** Lends a disc (admins; 409 `already_on_loan` names who has it). `due`: `YYYY-MM-DD`. */
+  lendCopy(copyId: number, loan: LoanInput): Promise<LoanView> {
+    return this.request('POST', `/api/physical-copies/${copyId}/loan`, { body: loan });
+  }
+
+  /** Records a disc as back (admins; 409 `not_on_loan`); the closed loan stays in the history. */
+  returnCopy(copyId: number): Promise<LoanView> {
+    return this.request('DELETE', `/api/physical-copies/${copyId}/loan`);
+  }
+
+  /** Discs out now (oldest first); `history` adds returned loans, `overdue` keeps only the late. */
+  loans(options: { history?: boolean; overdue?: boolean } = {}): Promise<LoanList> {
+    return this.request('GET', '/api/loans', {
+      query: {
+        history: options.history === true ? 'true' : undefined,
+        overdue: options.overdue === true ? 'true' : undefined,
+      },
+    });
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

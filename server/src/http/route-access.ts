@@ -88,6 +88,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/physical-copies/swap': 'admin',
   'POST /binders/:name/rename': 'admin',
   'POST /binders/:name/move': 'admin',
+  // Loans (issue 27): the list through the person's visibility; lends and returns are admins'.
+  'GET /api/loans': 'read',
+  'POST /api/physical-copies/:id/loan': 'admin',
+  'DELETE /api/physical-copies/:id/loan': 'admin',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

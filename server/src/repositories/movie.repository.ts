@@ -63,6 +63,8 @@ export interface SearchOptions {
   format?: string;
   /** Only movies with a copy in this binder. */
   binder?: string;
+  /** Only movies with a copy lent out (an open loan). */
+  onLoan?: boolean;
   /** Only the movies a person's content limit lets through (VisibilityService.filter); null: all. */
   visible?: CertificationFilter | null;
 }
@@ -220,7 +222,8 @@ export class MovieRepository {
       (options.order ?? 'relevance') !== 'relevance' ||
       options.visible != null ||
       options.format !== undefined ||
-      options.binder !== undefined;
+      options.binder !== undefined ||
+      options.onLoan === true;
     const ranked = narrowed ? null : await this.rankedPage<{ id: number }>(words, limit, offset, sql`m.id`);
     const rows =
       ranked ??
@@ -332,6 +335,17 @@ export class MovieRepository {
               .select('c.id')
               .whereRef('c.movie_id', '=', 'm.id')
               .where('b.name', '=', binder ?? ''),
+          ),
+        ),
+      )
+      .$if(options.onLoan === true, (q) =>
+        q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('physical_copies as c')
+              .innerJoin('loans as l', 'l.physical_copy_id', 'c.id')
+              .select('c.id')
+              .whereRef('c.movie_id', '=', 'm.id')
+              .where('l.returned_at', 'is', null),
           ),
         ),
       );

@@ -297,6 +297,7 @@ export class Pages {
       visible,
       ...(query.format === '' ? {} : { format: query.format }),
       ...(query.binder === '' ? {} : { binder: query.binder }),
+      ...(query.on_loan ? { onLoan: true } : {}),
     };
     if (query.badge !== '') {
       const ids = await movies.searchAll(query.q, options);
