@@ -92,6 +92,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/loans': 'read',
   'POST /api/physical-copies/:id/loan': 'admin',
   'DELETE /api/physical-copies/:id/loan': 'admin',
+  'GET /loans': 'read',
+  'POST /loans/lend': 'admin',
+  'POST /loans/return': 'admin',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

@@ -131,9 +131,13 @@ describe('page helpers', () => {
       badge: '',
       format: '',
       binder: '',
+      on_loan: false,
       sort: 'title',
       page: 1,
     });
+    // Loans (issue 27): only the movies with a disc out; `on_loan=1` and nothing else turns it on.
+    assert.equal(view({ on_loan: '1' }).matched, 0, 'no disc of this library is lent out');
+    assert.equal(parseLibraryQuery({ on_loan: 'yes' }).on_loan, false);
   });
 });
 

@@ -7,6 +7,7 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/scan', label: 'Scan folders', id: 'scan' },
   { href: '/import', label: 'Import', id: 'import' },
   { href: '/binders', label: 'Binders', id: 'binders' },
+  { href: '/loans', label: 'Loans', id: 'loans' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];

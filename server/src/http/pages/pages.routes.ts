@@ -15,6 +15,7 @@ import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plu
 import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
 import { registerBinderPages } from './binders.page.ts';
+import { registerLoanPages } from './loans.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -54,6 +55,7 @@ export type PageServices = Pick<
   | 'watch'
   | 'plays'
   | 'binders'
+  | 'loans'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -354,7 +356,18 @@ export class Pages {
     return this.page(request, reply, {
       title: movie.title,
       current: 'library',
-      body: moviePage({ movie, item, device, devices: this.deviceChoices(), playback }),
+      body: moviePage({
+        movie,
+        item,
+        device,
+        devices: this.deviceChoices(),
+        playback,
+        loans: {
+          items: await this.services.loans.ofMovie(id, this.services.visibility.filter(viewer)),
+          admin: viewer.role === 'admin',
+          csrf: this.csrf(request),
+        },
+      }),
       // hls.js first: movie.js finds it on window.Hls (plain scripts run in order).
       scripts: ['vendor/hls.min.js', 'movie.js', 'seek-thumbnails.js'],
     });
@@ -481,6 +494,7 @@ export class Pages {
 
       registerPeoplePages(scope, this, this.services, this.sessions);
       registerBinderPages(scope, this, this.services);
+      registerLoanPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 
