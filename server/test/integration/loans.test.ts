@@ -217,6 +217,32 @@ describe('loans API', () => {
     await json(await giveBack(copy.C ?? 0));
   });
 
+  it('the database itself keeps one open loan per copy (the partial unique index), however it is written', async () => {
+    const db = server.server.database.db;
+    const row = (to: string, returned: string | null) => ({
+      physical_copy_id: copy.C ?? 0,
+      borrower: to,
+      lent_at: '2026-03-01T00:00:00.000Z',
+      due: null,
+      returned_at: returned,
+      created_at: '2026-03-01T00:00:00.000Z',
+    });
+    await db.insertInto('loans').values(row('Direct one', null)).execute();
+    await assert.rejects(db.insertInto('loans').values(row('Direct two', null)).execute(), (err: unknown) => {
+      const code = (err as { code?: string }).code;
+      return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+    });
+    // Returned loans are history: any number of them.
+    await db
+      .insertInto('loans')
+      .values([row('Old one', '2026-03-02T00:00:00.000Z'), row('Old two', '2026-03-03T00:00:00.000Z')])
+      .execute();
+    await db
+      .deleteFrom('loans')
+      .where('physical_copy_id', '=', copy.C ?? 0)
+      .execute();
+  });
+
   it('the library page filters on discs on loan (and a search does too)', async () => {
     const page = async (query: string) => {
       const res = await server.api(`/library${query}`, { headers: { accept: 'text/html' } });
