@@ -217,6 +217,21 @@ describe('loans API', () => {
     await json(await giveBack(copy.C ?? 0));
   });
 
+  it('the kept /library listing follows lends and returns at once (the copy tells the listing)', async () => {
+    const listed = async () => {
+      const res = await server.api('/library', { headers: { accept: 'application/json' } });
+      const body = (await res.json()) as {
+        items: { movie_id: number; physical_copies?: { loan?: { to: string } }[] }[];
+      };
+      return body.items.find((i) => i.movie_id === movie.B)?.physical_copies?.[0]?.loan?.to ?? null;
+    };
+    assert.equal(await listed(), null, 'built and kept with B at home');
+    await json(await lend(copy.B ?? 0, { to: 'Cache Reader' }), 201);
+    assert.equal(await listed(), 'Cache Reader');
+    await json(await giveBack(copy.B ?? 0));
+    assert.equal(await listed(), null);
+  });
+
   it('the database itself keeps one open loan per copy (the partial unique index), however it is written', async () => {
     const db = server.server.database.db;
     const row = (to: string, returned: string | null) => ({
