@@ -231,7 +231,10 @@ export class ReelshelfClient {
     return this.request('GET', '/library', { query: { device } });
   }
 
-  listMovies(params: { q?: string; limit?: number; offset?: number } = {}): Promise<MovieList> {
+  /** Movies by sort title (or a search with `q`); `on_loan`: only those with a disc lent out. */
+  listMovies(
+    params: { q?: string; limit?: number; offset?: number; on_loan?: boolean } = {},
+  ): Promise<MovieList> {
     return this.request('GET', '/api/movies', { query: params });
   }
 

@@ -1,4 +1,4 @@
-import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { type Expression, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preparedMark } from '../db/prepared-statements.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
@@ -78,6 +78,12 @@ export interface SearchOptions {
  */
 const STALE = sql<boolean>`exists (select 1 from movie_search_pending)`.as('stale');
 
+/** `where` condition: the movie (`movieId`, a column reference) has a copy with an open loan. */
+function hasDiscOut(movieId: string): Expression<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from physical_copies c join loans l on l.physical_copy_id = c.id
+    where c.movie_id = ${sql.ref(movieId)} and l.returned_at is null)`;
+}
+
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
   constructor(
@@ -109,15 +115,18 @@ export class MovieRepository {
   }
 
   /** A page of the movies `visible` lets through, ordered by sort title, and how many there are. */
+  /** @param onLoan only the movies with a disc lent out (GET /api/movies?on_loan=true) */
   async list(
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
+    onLoan = false,
   ): Promise<{ rows: MovieRow[]; total: number }> {
     const rows = await this.db
       .selectFrom('movies')
       .selectAll()
       .where(movieVisible(visible, 'movies.certification'))
+      .$if(onLoan, (q) => q.where(hasDiscOut('movies.id')))
       .orderBy('sort_title')
       .orderBy('id')
       .limit(limit)
@@ -127,6 +136,7 @@ export class MovieRepository {
       .selectFrom('movies')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where(movieVisible(visible, 'movies.certification'))
+      .$if(onLoan, (q) => q.where(hasDiscOut('movies.id')))
       .executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }
@@ -149,8 +159,9 @@ export class MovieRepository {
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
+    onLoan = false,
   ): Promise<{ rows: MovieRow[]; total: number; stale: boolean }> {
-    if (visible === null) {
+    if (visible === null && !onLoan) {
       const ranked = await this.rankedPage<MovieRow>(words, limit, offset, sql`m.*`);
       if (ranked !== null) {
         const first = ranked[0];
@@ -166,7 +177,7 @@ export class MovieRepository {
       }
     }
     // The page is ranked and counted on narrow rows (id, rank, sort title), then joined to its movies.
-    const page = this.searchQuery(words, { visible }, true)
+    const page = this.searchQuery(words, { visible, onLoan }, true)
       .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total'), STALE])
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
@@ -186,7 +197,7 @@ export class MovieRepository {
       .execute();
     const first = found[0];
     if (first === undefined) {
-      const total = offset === 0 ? 0 : await this.searchCount(words, { visible });
+      const total = offset === 0 ? 0 : await this.searchCount(words, { visible, onLoan });
       return { rows: [], total, stale: await this.hasPendingMarks() };
     }
     return {
@@ -338,17 +349,7 @@ export class MovieRepository {
           ),
         ),
       )
-      .$if(options.onLoan === true, (q) =>
-        q.where(({ exists, selectFrom }) =>
-          exists(
-            selectFrom('physical_copies as c')
-              .innerJoin('loans as l', 'l.physical_copy_id', 'c.id')
-              .select('c.id')
-              .whereRef('c.movie_id', '=', 'm.id')
-              .where('l.returned_at', 'is', null),
-          ),
-        ),
-      );
+      .$if(options.onLoan === true, (q) => q.where(hasDiscOut('m.id')));
   }
 
   /**

@@ -274,6 +274,19 @@ describe('loans API', () => {
     assert.doesNotMatch(searched, /Loan Film B|Loan Film C/);
   });
 
+  it('GET /api/movies?on_loan=true lists only the movies with a disc out, with or without a search', async () => {
+    const titles = async (query: string) =>
+      (
+        await json<{ items: { title: string }[]; total: number }>(await server.api(`/api/movies${query}`))
+      ).items.map((m) => m.title);
+    assert.deepEqual(await titles('?on_loan=true'), ['Loan Film A']);
+    assert.deepEqual(await titles('?q=loan&on_loan=true'), ['Loan Film A']);
+    assert.equal((await titles('?on_loan=false')).length, 3);
+    await json(await server.api('/api/movies?on_loan=maybe'), 400);
+    const client = new ReelshelfClient({ baseUrl: server.url, token: server.token });
+    assert.equal((await client.listMovies({ on_loan: true })).total, 1);
+  });
+
   it('the Jellyfin placeholder of a disc-only film says who has the disc (@jellyfin/sdk)', async () => {
     await json(
       await server.api(
