@@ -27,6 +27,9 @@ import {
   type LibraryEdition,
   type LibraryResponse,
   type LibraryRootView,
+  type LoanInput,
+  type LoanList,
+  type LoanView,
   type MovieDetail,
   type MovieList,
   type PatchMovieInput,
@@ -233,7 +236,10 @@ export class ReelshelfClient {
     return this.request('GET', '/library', { query: { device } });
   }
 
-  listMovies(params: { q?: string; limit?: number; offset?: number } = {}): Promise<MovieList> {
+  /** Movies by sort title (or a search with `q`); `on_loan`: only those with a disc lent out. */
+  listMovies(
+    params: { q?: string; limit?: number; offset?: number; on_loan?: boolean } = {},
+  ): Promise<MovieList> {
     return this.request('GET', '/api/movies', { query: params });
   }
 
@@ -453,6 +459,26 @@ export class ReelshelfClient {
   /** Takes a wish off the list (members and admins). */
   removeWish(id: number): Promise<void> {
     return this.request('DELETE', `/api/wishes/${id}`);
+  }
+
+  /** Lends a disc (admins; 409 `already_on_loan` names who has it). `due`: `YYYY-MM-DD`. */
+  lendCopy(copyId: number, loan: LoanInput): Promise<LoanView> {
+    return this.request('POST', `/api/physical-copies/${copyId}/loan`, { body: loan });
+  }
+
+  /** Records a disc as back (admins; 409 `not_on_loan`); the closed loan stays in the history. */
+  returnCopy(copyId: number): Promise<LoanView> {
+    return this.request('DELETE', `/api/physical-copies/${copyId}/loan`);
+  }
+
+  /** Discs out now (oldest first); `history` adds returned loans, `overdue` keeps only the late. */
+  loans(options: { history?: boolean; overdue?: boolean } = {}): Promise<LoanList> {
+    return this.request('GET', '/api/loans', {
+      query: {
+        history: options.history === true ? 'true' : undefined,
+        overdue: options.overdue === true ? 'true' : undefined,
+      },
+    });
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

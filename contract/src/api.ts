@@ -242,7 +242,7 @@ export interface BinderSlotCopy {
   title: string;
   format: string | null;
   edition: string | null;
-  /** Always false until loans exist (a later part of issue 27). */
+  /** True while the disc is lent out (GET /api/loans says to whom). */
   on_loan: boolean;
 }
 
@@ -257,6 +257,37 @@ export interface BinderView {
 export interface BinderPatch {
   name?: string;
   slots_per_page?: number;
+}
+
+/** Body of POST /api/physical-copies/{id}/loan (admins): to whom, and the day it is due back if any. */
+export interface LoanInput {
+  to: string;
+  /** `YYYY-MM-DD`; absent or null: no due date. */
+  due?: string | null;
+}
+
+/**
+ * A loan of a disc (docs/collector.md "Loans"): POST/DELETE /api/physical-copies/{id}/loan answer
+ * one, GET /api/loans lists them. `overdue`: still out and the due day has passed (UTC days).
+ */
+export interface LoanView {
+  id: number;
+  copy_id: number;
+  movie_id: number;
+  title: string;
+  format: string | null;
+  binder: string | null;
+  slot: string | null;
+  to: string;
+  lent_at: string;
+  due: string | null;
+  returned_at: string | null;
+  overdue: boolean;
+}
+
+/** GET /api/loans: open loans (oldest first); `?history=true` adds the returned ones; `?overdue=true` only the late. */
+export interface LoanList {
+  items: LoanView[];
 }
 
 /** A copy's place after PATCH /api/physical-copies/{id} or POST /api/physical-copies/swap. */

@@ -27,6 +27,8 @@ export const ERROR_CATALOGUE = {
   contract_mismatch: { status: 409, message: 'Client and server contract hashes differ.' },
   slot_taken: { status: 409, message: 'This binder slot already holds a disc.' },
   binder_exists: { status: 409, message: 'There is already a binder with this name.' },
+  already_on_loan: { status: 409, message: 'This disc is already lent out.' },
+  not_on_loan: { status: 409, message: 'This disc is not lent out.' },
   binder_full: { status: 409, message: 'This binder has no free slot.' },
   already_owned: { status: 409, message: 'A disc with this barcode is already in the library.' },
   already_wished: { status: 409, message: 'This film is on the wish list already.' },

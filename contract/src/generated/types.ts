@@ -315,6 +315,14 @@ export interface PhysicalCopyInfo {
    * Disc format.
    */
   format?: string | null;
+  /**
+   * Present while the disc is lent out: to whom, since when (ISO-8601 UTC), due back when (YYYY-MM-DD or null).
+   */
+  loan?: {
+    to: string;
+    lent_at: string;
+    due: string | null;
+  };
 }
 
 // playbackPrediction (contract/schemas/playbackPrediction.schema.json)

@@ -92,6 +92,18 @@ export interface PhysicalCopiesTable {
   created_at: Timestamp;
 }
 
+/** A disc lent out (migration 0019); `returned_at` null while it is out. */
+export interface LoansTable {
+  id: Id;
+  physical_copy_id: number;
+  borrower: string;
+  lent_at: Timestamp;
+  /** `YYYY-MM-DD`, or null: no due date. */
+  due: string | null;
+  returned_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
 export interface MediaFilesTable {
   id: Id;
   movie_id: number | null;
@@ -504,6 +516,7 @@ export interface Database {
   movies: MoviesTable;
   disc_editions: DiscEditionsTable;
   physical_copies: PhysicalCopiesTable;
+  loans: LoansTable;
   media_files: MediaFilesTable;
   staging_media_files: StagingMediaFilesTable;
   persons: PersonsTable;

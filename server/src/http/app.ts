@@ -30,6 +30,7 @@ import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerBinderRoutes } from './routes/binders.routes.ts';
 import { registerStatsRoutes } from './routes/stats.routes.ts';
 import { registerWishRoutes } from './routes/wishes.routes.ts';
+import { registerLoanRoutes } from './routes/loans.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
@@ -279,6 +280,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerBinderRoutes(api, services.binders, services.visibility);
     registerStatsRoutes(api, services.stats);
     registerWishRoutes(api, services.wishes);
+    registerLoanRoutes(api, services.loans, services.visibility);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
     registerTrickplayJobRoutes(api, services.trickplayJobs);

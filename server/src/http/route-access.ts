@@ -93,6 +93,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /stats/year': 'read',
   'GET /api/stats': 'read',
   'GET /api/stats/year': 'read',
+  // Loans (issue 27): the list through the person's visibility; lends and returns are admins'.
+  'GET /api/loans': 'read',
+  'POST /api/physical-copies/:id/loan': 'admin',
+  'DELETE /api/physical-copies/:id/loan': 'admin',
+  'GET /loans': 'read',
+  'POST /loans/lend': 'admin',
+  'POST /loans/return': 'admin',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

@@ -63,6 +63,8 @@ export const listMoviesQuery = {
     q: { type: 'string', maxLength: 200 },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     offset: { type: 'integer', minimum: 0, default: 0 },
+    /** Only movies with a disc lent out (issue 27). */
+    on_loan: { type: 'boolean' },
   },
 } as const;
 

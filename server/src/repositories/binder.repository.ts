@@ -27,6 +27,8 @@ export interface SlotCopyRow {
   format: string | null;
   edition: string | null;
   visible: number;
+  /** 1 while the copy is lent out (an open loan), else 0. */
+  on_loan: number;
   /** The film's artwork row (the poster's part), null when it has none. */
   artwork: ArtworkState | null;
 }
@@ -102,7 +104,11 @@ export class BinderRepository {
       .leftJoin('movies as m', 'm.id', 'pc.movie_id')
       .leftJoin('disc_editions as e', 'e.id', 'pc.edition_id')
       .leftJoin('movie_artwork_state as a', 'a.movie_id', 'm.id')
+      .leftJoin('loans as l', (j) =>
+        j.onRef('l.physical_copy_id', '=', 'pc.id').on('l.returned_at', 'is', null),
+      )
       .select([
+        'l.id as loan_id',
         'b.id as binder_id',
         'b.name as binder_name',
         'b.slots_per_page',
@@ -135,6 +141,7 @@ export class BinderRepository {
         format: r.format,
         edition: r.edition,
         visible: Number(r.visible),
+        on_loan: r.loan_id === null ? 0 : 1,
         artwork:
           r.poster_state === null
             ? null

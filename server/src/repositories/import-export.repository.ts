@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts';
 import type {
   ArtworkRow,
   BinderRow,
+  CopyLoanRow,
   CopyRow,
   CreditRow,
   EditionRow,
@@ -33,6 +34,14 @@ export class ImportExportRepository implements LibraryReads {
       .leftJoin('binders as b', 'b.id', 'c.binder_id')
       .select(['c.id', 'c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'c.notes'])
       .orderBy('c.id')
+      .execute();
+  }
+
+  loans(): Promise<CopyLoanRow[]> {
+    return this.db
+      .selectFrom('loans')
+      .select(['physical_copy_id', 'borrower as to', 'lent_at', 'due', 'returned_at'])
+      .orderBy('id')
       .execute();
   }
 

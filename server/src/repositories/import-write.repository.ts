@@ -10,6 +10,7 @@ import type {
   NewMovieRow,
   WatchValues,
 } from '../domain/import-export/import-writer.ts';
+import type { ExportLoan } from '../domain/import-export/json-format.ts';
 import { LibraryRootRepository } from './library-root.repository.ts';
 
 /** The import's writes on one Kysely transaction (or database). */
@@ -85,6 +86,47 @@ export class ImportWriteRepository implements ImportWriter {
 
   async insertCopies(rows: NewCopyRow[]): Promise<void> {
     await insertRows(this.db, 'physical_copies', rows).execute();
+  }
+
+  async insertLentCopy(row: NewCopyRow, loans: readonly ExportLoan[]): Promise<void> {
+    const copy = await this.db
+      .insertInto('physical_copies')
+      .values(row)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await this.db
+      .insertInto('loans')
+      .values(loans.map((l) => loanValues(copy.id, l, row.created_at)))
+      .execute();
+  }
+
+  async mergeLoans(copyId: number, loans: readonly ExportLoan[], now: string): Promise<void> {
+    const stored = await this.db
+      .selectFrom('loans')
+      .select(['borrower', 'lent_at', 'returned_at'])
+      .where('physical_copy_id', '=', copyId)
+      .execute();
+    const known = new Set(stored.map((l) => `${l.borrower}\u0000${l.lent_at}`));
+    let out = stored.some((l) => l.returned_at === null);
+    for (const l of loans) {
+      if (known.has(`${l.to}\u0000${l.lent_at}`)) continue;
+      if (l.returned_at === null && out) continue;
+      if (l.returned_at === null) out = true;
+      await this.db
+        .insertInto('loans')
+        .values(loanValues(copyId, l, now))
+        .execute();
+    }
+    if (loans.length > 0) await this.touchCopy(copyId);
+  }
+
+  /** Tells the listing the copy's item changed (its open loan is listed; loans are not a listed table). */
+  private async touchCopy(copyId: number): Promise<void> {
+    await this.db
+      .updateTable('physical_copies')
+      .set((eb) => ({ notes: eb.ref('notes') }))
+      .where('id', '=', copyId)
+      .execute();
   }
 
   async setCopyNotes(id: number, notes: string): Promise<void> {
@@ -188,4 +230,15 @@ export class ImportWriteRepository implements ImportWriter {
       )
       .execute();
   }
+}
+
+function loanValues(copyId: number, loan: ExportLoan, now: string) {
+  return {
+    physical_copy_id: copyId,
+    borrower: loan.to,
+    lent_at: loan.lent_at,
+    due: loan.due,
+    returned_at: loan.returned_at,
+    created_at: now,
+  };
 }

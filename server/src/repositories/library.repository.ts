@@ -23,6 +23,10 @@ export interface LibraryCopyRow {
   binder: string | null;
   slot: string | null;
   format: string | null;
+  /** The open loan's borrower, start and due day; null while the copy is home. */
+  loan_to: string | null;
+  loan_lent_at: string | null;
+  loan_due: string | null;
 }
 
 export interface LibraryFileRow {
@@ -62,6 +66,18 @@ export interface PresentationRows {
 }
 
 /** Which movies a read covers: all (undefined), one, or a list (a rebuild after some changed). */
+/** A copy as the listing shows it: its place, format and open loan (a copy has at most one). */
+const COPY_COLUMNS = [
+  'c.movie_id',
+  'c.edition_id',
+  'b.name as binder',
+  'c.slot',
+  'e.format',
+  'l.borrower as loan_to',
+  'l.lent_at as loan_lent_at',
+  'l.due as loan_due',
+] as const;
+
 export type MovieScope = number | readonly number[] | undefined;
 
 /**
@@ -166,7 +182,10 @@ export class LibraryRepository {
       .where(within('c.movie_id'))
       .leftJoin('binders as b', 'b.id', 'c.binder_id')
       .leftJoin('disc_editions as e', 'e.id', 'c.edition_id')
-      .select(['c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'e.format', 'c.id as ord_id']);
+      .leftJoin('loans as l', (j) =>
+        j.onRef('l.physical_copy_id', '=', 'c.id').on('l.returned_at', 'is', null),
+      )
+      .select([...COPY_COLUMNS, 'c.id as ord_id']);
     const files = this.fileQuery(userId).where(within('f.movie_id'));
     const credits = db
       .selectFrom('person_movie as pm')
@@ -215,7 +234,10 @@ export class LibraryRepository {
         .$if(ids !== undefined, (q) => q.where('c.movie_id', 'in', ids ?? []))
         .leftJoin('binders as b', 'b.id', 'c.binder_id')
         .leftJoin('disc_editions as e', 'e.id', 'c.edition_id')
-        .select(['c.movie_id', 'c.edition_id', 'b.name as binder', 'c.slot', 'e.format'])
+        .leftJoin('loans as l', (j) =>
+          j.onRef('l.physical_copy_id', '=', 'c.id').on('l.returned_at', 'is', null),
+        )
+        .select(COPY_COLUMNS)
         .orderBy('c.movie_id')
         .orderBy('c.id')
         .execute(),

@@ -1,4 +1,4 @@
-import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { type Expression, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preparedMark } from '../db/prepared-statements.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
@@ -64,6 +64,8 @@ export interface SearchOptions {
   format?: string;
   /** Only movies with a copy in this binder. */
   binder?: string;
+  /** Only movies with a copy lent out (an open loan). */
+  onLoan?: boolean;
   /** Only the movies a person's content limit lets through (VisibilityService.filter); null: all. */
   visible?: CertificationFilter | null;
 }
@@ -76,6 +78,12 @@ export interface SearchOptions {
  * first).
  */
 const STALE = sql<boolean>`exists (select 1 from movie_search_pending)`.as('stale');
+
+/** `where` condition: the movie (`movieId`, a column reference) has a copy with an open loan. */
+function hasDiscOut(movieId: string): Expression<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from physical_copies c join loans l on l.physical_copy_id = c.id
+    where c.movie_id = ${sql.ref(movieId)} and l.returned_at is null)`;
+}
 
 /** Movie, binder, edition and copy rows: one query per method, no business rules. */
 export class MovieRepository {
@@ -108,15 +116,18 @@ export class MovieRepository {
   }
 
   /** A page of the movies `visible` lets through, ordered by sort title, and how many there are. */
+  /** @param onLoan only the movies with a disc lent out (GET /api/movies?on_loan=true) */
   async list(
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
+    onLoan = false,
   ): Promise<{ rows: MovieRow[]; total: number }> {
     const rows = await this.db
       .selectFrom('movies')
       .selectAll()
       .where(movieVisible(visible, 'movies.certification'))
+      .$if(onLoan, (q) => q.where(hasDiscOut('movies.id')))
       .orderBy('sort_title')
       .orderBy('id')
       .limit(limit)
@@ -126,6 +137,7 @@ export class MovieRepository {
       .selectFrom('movies')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where(movieVisible(visible, 'movies.certification'))
+      .$if(onLoan, (q) => q.where(hasDiscOut('movies.id')))
       .executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }
@@ -148,8 +160,9 @@ export class MovieRepository {
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
+    onLoan = false,
   ): Promise<{ rows: MovieRow[]; total: number; stale: boolean }> {
-    if (visible === null) {
+    if (visible === null && !onLoan) {
       const ranked = await this.rankedPage<MovieRow>(words, limit, offset, sql`m.*`);
       if (ranked !== null) {
         const first = ranked[0];
@@ -165,7 +178,7 @@ export class MovieRepository {
       }
     }
     // The page is ranked and counted on narrow rows (id, rank, sort title), then joined to its movies.
-    const page = this.searchQuery(words, { visible }, true)
+    const page = this.searchQuery(words, { visible, onLoan }, true)
       .select(['m.id', 'hit.rank', 'm.sort_title', sql<number>`count(*) over ()`.as('total'), STALE])
       .orderBy('hit.rank')
       .orderBy('m.sort_title')
@@ -185,7 +198,7 @@ export class MovieRepository {
       .execute();
     const first = found[0];
     if (first === undefined) {
-      const total = offset === 0 ? 0 : await this.searchCount(words, { visible });
+      const total = offset === 0 ? 0 : await this.searchCount(words, { visible, onLoan });
       return { rows: [], total, stale: await this.hasPendingMarks() };
     }
     return {
@@ -221,7 +234,8 @@ export class MovieRepository {
       (options.order ?? 'relevance') !== 'relevance' ||
       options.visible != null ||
       options.format !== undefined ||
-      options.binder !== undefined;
+      options.binder !== undefined ||
+      options.onLoan === true;
     const ranked = narrowed ? null : await this.rankedPage<{ id: number }>(words, limit, offset, sql`m.id`);
     const rows =
       ranked ??
@@ -335,7 +349,8 @@ export class MovieRepository {
               .where('b.name', '=', binder ?? ''),
           ),
         ),
-      );
+      )
+      .$if(options.onLoan === true, (q) => q.where(hasDiscOut('m.id')));
   }
 
   /**

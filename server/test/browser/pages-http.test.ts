@@ -87,7 +87,7 @@ describe('page helpers', () => {
       ...extra,
     });
     const library: LibraryResponse = {
-      contract_version: '1.0.3',
+      contract_version: '1.1.0-loans',
       items: [
         item(1, 'Amélie', { year: 2001, cast_names: ['Audrey Tautou'] }),
         item(2, 'Brazil', { year: 1985, director_names: ['Terry Gilliam'], badge: 'playable' }),
@@ -131,9 +131,13 @@ describe('page helpers', () => {
       badge: '',
       format: '',
       binder: '',
+      on_loan: false,
       sort: 'title',
       page: 1,
     });
+    // Loans (issue 27): only the movies with a disc out; `on_loan=1` and nothing else turns it on.
+    assert.equal(view({ on_loan: '1' }).matched, 0, 'no disc of this library is lent out');
+    assert.equal(parseLibraryQuery({ on_loan: 'yes' }).on_loan, false);
   });
 });
 

@@ -20,6 +20,8 @@ import type {
   RootRow,
   WatchRow,
 } from '../../src/domain/import-export/library-rows.ts';
+import type { CopyLoanRow } from '../../src/domain/import-export/library-rows.ts';
+import type { ExportLoan } from '../../src/domain/import-export/json-format.ts';
 import type { ImportExportDeps } from '../../src/services/import/import-export.service.ts';
 import { type Restorable, fakeUnitOfWork } from './unit-of-work.ts';
 
@@ -39,6 +41,7 @@ interface Tables {
   studios: { id: number; name: string }[];
   movieStudios: { movie_id: number; studio_id: number }[];
   artwork: ArtworkRow[];
+  loans: CopyLoanRow[];
 }
 
 /** The person whose state a read or write without one names (the CLI's): the first admin. */
@@ -67,6 +70,7 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
     studios: [],
     movieStudios: [],
     artwork: [],
+    loans: [],
   };
   private nextId = 1;
   /** Writes made, by method name (a test reads how much an import wrote). */
@@ -165,6 +169,9 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   async artwork(): Promise<ArtworkRow[]> {
     return [...this.t.artwork];
   }
+  async loans(): Promise<CopyLoanRow[]> {
+    return [...this.t.loans];
+  }
 
   // ImportWriter
 
@@ -241,6 +248,22 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   }
   async insertCopies(rows: NewCopyRow[]): Promise<void> {
     for (const row of rows) this.t.copies.push({ ...row, id: this.id('insertCopies') });
+  }
+  async insertLentCopy(row: NewCopyRow, loans: readonly ExportLoan[]): Promise<void> {
+    const id = this.id('insertLentCopy');
+    this.t.copies.push({ ...row, id });
+    for (const l of loans) this.t.loans.push({ physical_copy_id: id, ...l });
+  }
+  async mergeLoans(copyId: number, loans: readonly ExportLoan[]): Promise<void> {
+    this.writes.push('mergeLoans');
+    const mine = this.t.loans.filter((l) => l.physical_copy_id === copyId);
+    for (const l of loans) {
+      if (mine.some((m) => m.to === l.to && m.lent_at === l.lent_at)) continue;
+      if (l.returned_at === null && mine.some((m) => m.returned_at === null)) continue;
+      const row = { physical_copy_id: copyId, ...l };
+      mine.push(row);
+      this.t.loans.push(row);
+    }
   }
   async setCopyNotes(id: number, notes: string): Promise<void> {
     this.writes.push('setCopyNotes');

@@ -359,7 +359,11 @@ describe('JSON export → import into an empty library → export gives the same
         { binder: 'Binder A', slot: '2', format: 'DVD' },
       ],
     });
-    await create({ title: 'Solaris', year: 1972, physical_copies: [{ binder: 'Binder B', slot: '10' }] });
+    const solarisOnDisc = await create({
+      title: 'Solaris',
+      year: 1972,
+      physical_copies: [{ binder: 'Binder B', slot: '10' }],
+    });
     await create({ title: 'Solaris', year: 1972 });
     await create({ title: 'Amélie', year: 2001, original_title: 'Le Fabuleux Destin d’Amélie Poulain' });
     // The wish list (issue 27): a title with a comma, a note with quotes, a TMDb id, no year.
@@ -453,6 +457,23 @@ describe('JSON export → import into an empty library → export gives the same
     );
     assert.equal(progress.status, 200);
 
+    // Loans (issue 27): Heat's Blu-ray lent and returned, then lent again (out now); Solaris's disc
+    // lent and returned (history only). Their times are the library's data, not the export's.
+    const loan = async (copyId: number | undefined, method: 'POST' | 'DELETE', body?: unknown) => {
+      const res = await rich.api(
+        `/api/physical-copies/${copyId}/loan`,
+        body === undefined ? { method } : jsonBody(method, body),
+      );
+      assert.equal(res.status, method === 'POST' ? 201 : 200, await res.text());
+    };
+    const bluRay = heat.physical_copies.find((c) => c.slot === '1')?.id;
+    const solaris = solarisOnDisc.physical_copies[0]?.id;
+    await loan(bluRay, 'POST', { to: 'Neil', due: '2026-03-20' });
+    await loan(bluRay, 'DELETE');
+    await loan(bluRay, 'POST', { to: 'Vincent' });
+    await loan(solaris, 'POST', { to: 'Chris', due: '2026-01-02' });
+    await loan(solaris, 'DELETE');
+
     const first = await exportText(rich, 'json');
     const doc = JSON.parse(first.toString('utf8')) as {
       movies: { title: string; cast: string[]; media_files: unknown[] }[];
@@ -487,9 +508,12 @@ describe('JSON export → import into an empty library → export gives the same
         watch: { position_seconds: 42, watched: false },
       },
     ]);
+    // The only times in the document are the loans' own (when a disc went out and came back).
+    const loanTimes = /"(lent_at|returned_at)": "\d{4}-\d\d-\d\dT[^"]*"/g;
+    assert.equal(first.toString('utf8').match(loanTimes)?.length, 5, 'three lends, two returns');
     assert.ok(
       !/"(movie_id|edition_id|created_at|updated_at|fetched_at|enriched_at)"|\d{4}-\d\d-\d\dT/.test(
-        first.toString('utf8'),
+        first.toString('utf8').replace(loanTimes, ''),
       ),
       'no database ids or timestamps',
     );
@@ -517,6 +541,23 @@ describe('JSON export → import into an empty library → export gives the same
       { name: 'Binder B', copies: 1, slots_per_page: 12 },
       { name: 'Empty Binder', copies: 0, slots_per_page: 8 },
     ]);
+    const out = (await (await empty.api('/api/loans?history=true')).json()) as {
+      items: {
+        title: string;
+        slot: string | null;
+        to: string;
+        due: string | null;
+        returned_at: string | null;
+      }[];
+    };
+    assert.deepEqual(
+      out.items.map((l) => [l.title, l.slot, l.to, l.due, l.returned_at === null]),
+      [
+        ['Heat', '1', 'Neil', '2026-03-20', false],
+        ['Heat', '1', 'Vincent', null, true],
+        ['Solaris', '10', 'Chris', '2026-01-02', false],
+      ],
+    );
     const restoredHeat = await movieByTitle(empty, 'heat');
     assert.equal(restoredHeat.media_files[0]?.status, 'present');
     assert.equal(restoredHeat.media_files[0]?.analysis_status, 'not_analyzed');

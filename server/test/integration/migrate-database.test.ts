@@ -252,6 +252,17 @@ describe('reelshelf migrate-database', () => {
       ]) {
         const res = await t.api('/api/movies', jsonBody('POST', movie));
         assert.equal(res.status, 201, await res.clone().text());
+        // A disc lent out and one lent and returned (issue 27): loans move with the library.
+        const copyId = ((await res.json()) as { physical_copies: { id: number }[] }).physical_copies[0]?.id;
+        const lent = await t.api(
+          `/api/physical-copies/${copyId}/loan`,
+          jsonBody('POST', { to: 'Sam', due: '2026-03-20' }),
+        );
+        assert.equal(lent.status, 201, await lent.text());
+        if (movie.title === 'Gamma') {
+          const back = await t.api(`/api/physical-copies/${copyId}/loan`, { method: 'DELETE' });
+          assert.equal(back.status, 200, await back.text());
+        }
       }
       const csv =
         'Title,Year,Format,Edition,Binder,Slot,Watched\n"Les Misérables",1998,DVD,"Édition ""collector""",Bïnder Ü,1,yes\n';
@@ -381,6 +392,7 @@ describe('reelshelf migrate-database', () => {
       'media_files',
       'disc_editions',
       'physical_copies',
+      'loans',
       'watch_state',
       'jobs',
       'users',

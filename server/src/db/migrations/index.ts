@@ -16,6 +16,7 @@ import * as m0015 from './0015-search-rows-at-commit.ts';
 import * as m0016 from './0016-node-state.ts';
 import * as m0017 from './0017-binder-pages.ts';
 import * as m0018 from './0018-search-rows-after-import.ts';
+import * as m0019 from './0019-loans.ts';
 import * as m0020 from './0020-wishes.ts';
 import type { Dialect } from './helpers.ts';
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0016-node-state': m0016,
   '0017-binder-pages': m0017,
   '0018-search-rows-after-import': m0018,
+  '0019-loans': m0019,
   '0020-wishes': m0020,
 };
 

@@ -8,6 +8,7 @@ import { checkBarcode } from './barcode-check.ts';
 import type {
   ArtworkRow,
   BinderRow,
+  CopyLoanRow,
   CopyRow,
   CreditRow,
   EditionRow,
@@ -18,6 +19,7 @@ import type {
 } from './library-rows.ts';
 import type {
   ExportArtwork,
+  ExportLoan,
   ExportMediaFile,
   ExportRating,
   ImportMovieGroup,
@@ -34,6 +36,8 @@ export interface InCopy {
   binder: string | null;
   slot: string | null;
   notes: string | null;
+  /** From a JSON document: the copy's loans (none from CSV). */
+  loans?: ExportLoan[];
   at: At;
 }
 
@@ -161,6 +165,7 @@ export interface SnapshotExtras {
   persons: { id: number; name: string }[];
   studios: { id: number; name: string }[];
   artwork: ArtworkRow[];
+  loans: CopyLoanRow[];
 }
 
 /** Stored barcodes are GTINs; older rows may hold a plain UPC-A, which is matched by its GTIN. */

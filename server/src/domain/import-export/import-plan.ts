@@ -16,7 +16,14 @@ import type { InCopy, InEdition, InFile, InMovie, Snapshot } from './import-item
 import type { LibraryExport } from './json-format.ts';
 import type { ArtworkRow, MovieRow, WatchRow } from './library-rows.ts';
 import type { RowError } from './types.ts';
-import type { ImportWriter, MoviePatch, NamedRow, NewEditionRow, NewMovieRow } from './import-writer.ts';
+import type {
+  ImportWriter,
+  MoviePatch,
+  NamedRow,
+  NewCopyRow,
+  NewEditionRow,
+  NewMovieRow,
+} from './import-writer.ts';
 import {
   type CopyState,
   type EditionState,
@@ -517,6 +524,7 @@ export class ImportPlan {
       return;
     }
     const match = found.kind === 'copy' ? found.copy : undefined;
+    const loans = c.loans ?? [];
     if (match !== undefined) {
       match.claimed = true;
       const id = match.id;
@@ -526,6 +534,8 @@ export class ImportPlan {
         change.changed = true;
         this.phases.copies.push((w) => w.setCopyNotes(id, notes));
       }
+      // Loans the copy does not have yet are added (the writer compares; the snapshot has no loans).
+      if (loans.length > 0 && id !== null) this.phases.copies.push((w) => w.mergeLoans(id, loans, this.now));
       return;
     }
     const state: CopyState = {
@@ -541,31 +551,37 @@ export class ImportPlan {
     this.match.holdSlot(state);
     change.changed = true;
     this.created.copies++;
-    this.newCopies.push({
+    const row = {
       movie: movie.ref,
       edition: edition?.ref ?? null,
       binder: c.binder === null ? null : this.binderRef(c.binder),
       slot: c.slot,
       notes: c.notes,
-    });
+    };
+    if (loans.length === 0) {
+      this.newCopies.push(row);
+      return;
+    }
+    // A lent copy's loans need its id: it is inserted on its own (few copies are ever lent).
+    this.phases.copies.push((w) => w.insertLentCopy(this.copyRow(row), loans));
+  }
+
+  private copyRow(c: (typeof this.newCopies)[number]): NewCopyRow {
+    return {
+      movie_id: c.movie.value,
+      edition_id: c.edition?.value ?? null,
+      binder_id: c.binder?.value ?? null,
+      slot: c.slot,
+      notes: c.notes,
+      created_at: this.now,
+    };
   }
 
   /** New copies need no id back, so they are inserted many rows at a time, after what they point at. */
   private insertCopies(): void {
     for (let start = 0; start < this.newCopies.length; start += INSERT_BATCH) {
       const batch = this.newCopies.slice(start, start + INSERT_BATCH);
-      this.phases.copies.push((w) =>
-        w.insertCopies(
-          batch.map((c) => ({
-            movie_id: c.movie.value,
-            edition_id: c.edition?.value ?? null,
-            binder_id: c.binder?.value ?? null,
-            slot: c.slot,
-            notes: c.notes,
-            created_at: this.now,
-          })),
-        ),
-      );
+      this.phases.copies.push((w) => w.insertCopies(batch.map((c) => this.copyRow(c))));
     }
   }
 

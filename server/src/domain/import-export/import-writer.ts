@@ -3,6 +3,7 @@
  * The port an import plan writes through (declared by the plan, implemented by
  * repositories/import-write.repository.ts on one transaction, and in memory by the test fakes).
  */
+import type { ExportLoan } from './json-format.ts';
 import type { MovieRow } from './library-rows.ts';
 
 /** The columns an import may change on a stored movie. */
@@ -94,6 +95,13 @@ export interface ImportWriter {
     patch: { label?: string; format?: string; region?: string; barcode?: string },
   ): Promise<void>;
   insertCopies(rows: NewCopyRow[]): Promise<void>;
+  /** One copy and its loans (issue 27; at most one of them without returned_at). */
+  insertLentCopy(row: NewCopyRow, loans: readonly ExportLoan[]): Promise<void>;
+  /**
+   * Adds the loans a stored copy does not have (same borrower and start); an open loan is skipped
+   * when the copy is out already (one open loan per copy).
+   */
+  mergeLoans(copyId: number, loans: readonly ExportLoan[], now: string): Promise<void>;
   setCopyNotes(id: number, notes: string): Promise<void>;
   upsertRating(movieId: number, source: string, value: string, now: string): Promise<void>;
   /** Replaces a movie's cast (or directors) with these people, in billing order. */

@@ -19,6 +19,7 @@
  *   (billing order, person_movie.sort_order).
  */
 import { MAX_SLOTS_PER_PAGE } from '../binders.ts';
+import { borrowerName, isCalendarDate, MAX_BORROWER_LENGTH } from '../loans.ts';
 import { normalizeTitle } from '../titles.ts';
 import {
   LIMITS,
@@ -93,6 +94,16 @@ export interface ExportCopy {
   binder: string | null;
   slot: string | null;
   notes: string | null;
+  /** The copy's loans, oldest first (issue 27); the key is absent when it was never lent. */
+  loans?: ExportLoan[];
+}
+
+/** A loan of a copy: to whom, since when (ISO-8601 UTC), due back (`YYYY-MM-DD`), returned (null: out). */
+export interface ExportLoan {
+  to: string;
+  lent_at: string;
+  due: string | null;
+  returned_at: string | null;
 }
 
 export interface ExportEdition {
@@ -297,7 +308,10 @@ const MOVIE_KEYS: readonly (keyof ExportMovie)[] = [
   'media_files',
 ];
 const EDITION_KEYS: readonly (keyof ExportEdition)[] = ['label', 'format', 'barcode', 'region', 'copies'];
-const COPY_KEYS: readonly (keyof ExportCopy)[] = ['binder', 'slot', 'notes'];
+const COPY_KEYS: readonly (keyof ExportCopy)[] = ['binder', 'slot', 'notes', 'loans'];
+const LOAN_KEYS: readonly (keyof ExportLoan)[] = ['to', 'lent_at', 'due', 'returned_at'];
+/** An instant as the database stores it (`Date.prototype.toISOString`). */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MEDIA_FILE_KEYS: readonly (keyof ExportMediaFile)[] = [
   'root',
   'relative_path',
@@ -611,8 +625,40 @@ function readCopies(r: Reader, obj: Json, checks: CrossChecks): ExportCopy[] {
     if (slot !== null && binder !== null) {
       unique(c, checks.slots, `${binder}\u0000${slot}`, 'slot', `binder "${binder}" slot ${slot}`);
     }
-    out.push({ binder, slot, notes: c.text(o, 'notes', LIMITS.notes) });
+    const notes = c.text(o, 'notes', LIMITS.notes);
+    const loans = readLoans(c, o);
+    out.push({ binder, slot, notes, ...(loans.length === 0 ? {} : { loans }) });
   });
+  return out;
+}
+
+/** A copy's loans: at most one still out (returned_at null), as the database allows. */
+function readLoans(r: Reader, obj: Json): ExportLoan[] {
+  const out: ExportLoan[] = [];
+  r.array(obj, 'loans').forEach((item, i) => {
+    const l = r.at('loans').at(i);
+    const o = l.object(item, LOAN_KEYS);
+    if (o === null) return;
+    const to = borrowerName(l.requiredText(o, 'to', MAX_BORROWER_LENGTH));
+    const instant = (key: 'lent_at' | 'returned_at'): string | null => {
+      const value = l.text(o, key, 30);
+      if (value !== null && (!INSTANT.test(value) || Number.isNaN(Date.parse(value)))) {
+        l.fail(key, 'must be a UTC time such as 2026-03-10T12:00:00.000Z');
+        return null;
+      }
+      return value;
+    };
+    const lentAt = instant('lent_at');
+    if (lentAt === null && o.lent_at == null) l.fail('lent_at', 'is missing');
+    const due = l.text(o, 'due', 10);
+    if (due !== null && !isCalendarDate(due)) l.fail('due', 'must be a day, YYYY-MM-DD, or null');
+    const returnedAt = instant('returned_at');
+    if (to === '' || lentAt === null) return;
+    out.push({ to, lent_at: lentAt, due, returned_at: returnedAt });
+  });
+  if (out.filter((x) => x.returned_at === null).length > 1) {
+    r.fail('loans', 'a disc is lent to one person at a time: at most one loan without returned_at');
+  }
   return out;
 }
 
@@ -763,7 +809,13 @@ function compareMovies(a: ExportMovie, b: ExportMovie): number {
 }
 
 function canonicalCopy(c: ExportCopy): ExportCopy {
-  return { binder: c.binder, slot: c.slot, notes: c.notes };
+  const loans = sortWithTieBreak(
+    (c.loans ?? []).map((l) => ({ to: l.to, lent_at: l.lent_at, due: l.due, returned_at: l.returned_at })),
+    (l) => l.lent_at,
+    () => 0,
+  );
+  // Without loans the copy is written as before loans existed (the same bytes for the same library).
+  return { binder: c.binder, slot: c.slot, notes: c.notes, ...(loans.length === 0 ? {} : { loans }) };
 }
 
 function sortCopies(copies: ExportCopy[]): ExportCopy[] {

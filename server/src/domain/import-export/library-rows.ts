@@ -77,6 +77,15 @@ export interface CopyRow {
   notes: string | null;
 }
 
+/** A loan of a copy (issue 27), as the export writes it. */
+export interface CopyLoanRow {
+  physical_copy_id: number;
+  to: string;
+  lent_at: string;
+  due: string | null;
+  returned_at: string | null;
+}
+
 export interface RootRow {
   id: number;
   path: string;
@@ -119,4 +128,6 @@ export interface LibraryReads {
   persons(): Promise<{ id: number; name: string }[]>;
   studios(): Promise<{ id: number; name: string }[]>;
   artwork(): Promise<ArtworkRow[]>;
+  /** Every loan, in id order (the export's history). */
+  loans(): Promise<CopyLoanRow[]>;
 }

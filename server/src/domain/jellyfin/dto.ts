@@ -12,6 +12,7 @@ import type { LibraryEdition, LibraryMovieItem, PhysicalCopyInfo } from '@reelsh
 import type { ImageTagger } from './image-tags.ts';
 import type { JellyfinIds } from './ids.ts';
 import { jellyfinDate, secondsToTicks } from './wire.ts';
+import { loanLine } from '../loans.ts';
 
 export interface UserDataDto {
   PlaybackPositionTicks: number;
@@ -215,7 +216,14 @@ export function movieDto(item: LibraryMovieItem, facts: MovieFacts, context: Dto
   const copies = item.physical_copies ?? [];
   const discLine =
     placeholder && copies.length > 0 ? `On disc: ${copies.map(discLocation).join('; ')}.` : null;
-  const overview = [discLine, item.overview ?? null]
+  // The disc a player would be sent to fetch may not be on the shelf (docs/collector.md "Loans").
+  const loanLines = placeholder
+    ? copies.flatMap((c) => (c.loan === undefined ? [] : [`${loanLine(c.loan)}.`])).join(' ')
+    : '';
+  const overview = [
+    discLine === null || loanLines === '' ? discLine : `${discLine} ${loanLines}`,
+    item.overview ?? null,
+  ]
     .filter((t): t is string => t !== null && t !== '')
     .join('\n\n');
   const chosen = item.editions[item.default_edition_index] ?? item.editions[0];

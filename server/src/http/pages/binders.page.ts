@@ -108,6 +108,7 @@ function slotCell(o: BinderPageOptions, slot: string, copy: SlotCopy | null): Ht
       >${image}<span class="slot-title">${copy.title}</span></a
     >
     <span class="slot-meta">${describe(copy)}</span>
+    ${copy.on_loan ? html`<a class="slot-loan" href="/loans">On loan</a>` : null}
     ${
       o.admin
         ? html`<details class="slot-move no-print">

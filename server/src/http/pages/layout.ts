@@ -9,6 +9,7 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/binders', label: 'Binders', id: 'binders' },
   { href: '/stats', label: 'Stats', id: 'stats' },
   { href: '/wishes', label: 'Wish list', id: 'wishes' },
+  { href: '/loans', label: 'Loans', id: 'loans' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];

@@ -23,12 +23,14 @@ export const BADGES = [
   'missing',
 ] as const;
 
-/** The library page's query (`/library?q=&badge=&format=&binder=&sort=&page=&device=`). */
+/** The library page's query (`/library?q=&badge=&format=&binder=&on_loan=&sort=&page=&device=`). */
 export interface LibraryQuery {
   q: string;
   badge: string;
   format: string;
   binder: string;
+  /** Only movies with a disc lent out (`on_loan=1`). */
+  on_loan: boolean;
   sort: LibrarySort;
   page: number;
 }
@@ -63,6 +65,7 @@ export function parseLibraryQuery(query: unknown): LibraryQuery {
     badge: (BADGES as readonly string[]).includes(badge) ? badge : '',
     format: first(q.format),
     binder: first(q.binder),
+    on_loan: first(q.on_loan) === '1',
     sort:
       (SORTS as readonly string[]).includes(sort) && (sort !== 'relevance' || text !== '')
         ? (sort as LibrarySort)
@@ -103,7 +106,8 @@ export function buildLibraryView(library: LibraryResponse, query: LibraryQuery):
     (item) =>
       (query.badge === '' || item.badge === query.badge) &&
       (query.format === '' || item.physical_copies?.some((c) => c.format === query.format) === true) &&
-      (query.binder === '' || item.physical_copies?.some((c) => c.binder === query.binder) === true),
+      (query.binder === '' || item.physical_copies?.some((c) => c.binder === query.binder) === true) &&
+      (!query.on_loan || item.physical_copies?.some((c) => c.loan !== undefined) === true),
   );
   // Array.prototype.sort is stable, so equal years keep the title order.
   if (query.sort === 'year') filtered.sort((a, b) => descending(a.year, b.year));

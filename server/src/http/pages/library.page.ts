@@ -45,6 +45,7 @@ function libraryUrl(query: LibraryQuery, change: Partial<LibraryQuery>): string 
     badge: q.badge,
     format: q.format,
     binder: q.binder,
+    on_loan: q.on_loan ? '1' : '',
     sort: q.sort === defaultSort(q.q) ? '' : q.sort,
     page: q.page === 1 ? '' : q.page,
   })}`;
@@ -160,6 +161,12 @@ export function libraryPage(data: LibraryPageData): Html {
           <label for="binder">Binder</label>
           <select id="binder" name="binder">
             ${option('', 'Any binder', query.binder)} ${view.binders.map((b) => option(b, b, query.binder))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="on_loan">Loans</label>
+          <select id="on_loan" name="on_loan">
+            ${option('', 'Any', query.on_loan ? '1' : '')} ${option('1', 'On loan', query.on_loan ? '1' : '')}
           </select>
         </div>
         <div class="field">

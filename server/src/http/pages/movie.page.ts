@@ -1,10 +1,17 @@
-import type { AudioTrackInfo, LibraryEdition, LibraryMovieItem, MovieDetail } from '@reelshelf/contract';
+import type {
+  AudioTrackInfo,
+  LibraryEdition,
+  LibraryMovieItem,
+  LoanView,
+  MovieDetail,
+} from '@reelshelf/contract';
 import type { PlaybackInfo, PlaybackSubtitle } from '../../services/playback/playback.service.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import { formatMinutes } from '../../domain/format-duration.ts';
 import { hlsLanguageTag } from '../../domain/hls/playlists.ts';
 import { subtitleCodecName } from '../../domain/playback/display-names.ts';
 import { badge, copyLocation } from './layout.ts';
+import { lendForm, loanPlace, loanSummary, returnForm } from './loans.page.ts';
 import type { DeviceChoice } from './library.page.ts';
 
 /** Devices whose editions this browser itself plays in a <video> element. */
@@ -18,6 +25,48 @@ export interface MoviePageData {
   devices: DeviceChoice[];
   /** Per media file id: which URL its player opens (GET …/playback); absent = the stream URL. */
   playback?: ReadonlyMap<number, PlaybackInfo>;
+  /** The loans of the movie's discs, newest first, and whether the viewer may lend and take back. */
+  loans?: { items: LoanView[]; admin: boolean; csrf: string };
+}
+
+/**
+ * The movie's discs with who has them (issue 27 item 4): a lend form or a return button per disc
+ * for admins, and the loans that ended.
+ */
+function loansSection(movie: MovieDetail, loans: NonNullable<MoviePageData['loans']>): Html {
+  if (movie.physical_copies.length === 0) return html``;
+  const back = `/movie/${movie.id}#loans-heading`;
+  const returned = loans.items.filter((l) => l.returned_at !== null);
+  return html`<section aria-labelledby="loans-heading" class="loans">
+    <h2 id="loans-heading">Loans</h2>
+    <ul class="loan-list">
+      ${movie.physical_copies.map((c) => {
+        const out = loans.items.find((l) => l.copy_id === c.id && l.returned_at === null);
+        const place = [c.binder ?? '', c.slot === null ? '' : `slot ${c.slot}`, c.format ?? '']
+          .filter((p) => p !== '')
+          .join(' · ');
+        return html`<li class="${out?.overdue === true ? 'loan loan-overdue' : 'loan'}" data-copy="${c.id}">
+          <span>${place || 'Disc'}</span>
+          ${
+            out === undefined
+              ? html`<span class="help">At home</span>
+                  ${loans.admin ? lendForm(c.id, loans.csrf, back) : null}`
+              : html`<span>On loan ${loanSummary(out)}</span>
+                  ${out.overdue ? html`<strong class="overdue-label">Overdue</strong>` : null}
+                  ${loans.admin ? returnForm(out, loans.csrf, back) : null}`
+          }
+        </li>`;
+      })}
+    </ul>
+    ${
+      returned.length === 0
+        ? null
+        : html`<h3>Lent before</h3>
+            <ul class="loan-history">
+              ${returned.map((l) => html`<li>${loanPlace(l)}: ${loanSummary(l)}</li>`)}
+            </ul>`
+    }
+  </section>`;
 }
 
 function audioTrack(track: AudioTrackInfo): Html {
@@ -289,5 +338,6 @@ export function moviePage(data: MoviePageData): Html {
               ${copies.map((c) => html`<li>${copyLocation(c)}</li>`)}
             </ul>
           </section>`
-    }`;
+    }
+    ${data.loans === undefined ? null : loansSection(movie, data.loans)}`;
 }

@@ -17,6 +17,7 @@ import { registerPeoplePages } from './people.pages.ts';
 import { registerBinderPages } from './binders.page.ts';
 import { registerStatsPages } from './stats.page.ts';
 import { registerWishPages } from './wishes.page.ts';
+import { registerLoanPages } from './loans.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -58,6 +59,7 @@ export type PageServices = Pick<
   | 'binders'
   | 'stats'
   | 'wishes'
+  | 'loans'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -301,6 +303,7 @@ export class Pages {
       visible,
       ...(query.format === '' ? {} : { format: query.format }),
       ...(query.binder === '' ? {} : { binder: query.binder }),
+      ...(query.on_loan ? { onLoan: true } : {}),
     };
     if (query.badge !== '') {
       const ids = await movies.searchAll(query.q, options);
@@ -357,7 +360,18 @@ export class Pages {
     return this.page(request, reply, {
       title: movie.title,
       current: 'library',
-      body: moviePage({ movie, item, device, devices: this.deviceChoices(), playback }),
+      body: moviePage({
+        movie,
+        item,
+        device,
+        devices: this.deviceChoices(),
+        playback,
+        loans: {
+          items: await this.services.loans.ofMovie(id, this.services.visibility.filter(viewer)),
+          admin: viewer.role === 'admin',
+          csrf: this.csrf(request),
+        },
+      }),
       // hls.js first: movie.js finds it on window.Hls (plain scripts run in order).
       scripts: ['vendor/hls.min.js', 'movie.js', 'seek-thumbnails.js'],
     });
@@ -486,6 +500,7 @@ export class Pages {
       registerBinderPages(scope, this, this.services);
       registerStatsPages(scope, this, this.services);
       registerWishPages(scope, this, this.services);
+      registerLoanPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 

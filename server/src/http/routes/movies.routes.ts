@@ -12,7 +12,7 @@ export function registerMovieRoutes(
   visibility: Pick<VisibilityService, 'filter'>,
 ): void {
   // One movie by id is guarded by http/route-subjects.ts; the list and the search are filtered here.
-  app.get<{ Querystring: { q?: string; limit: number; offset: number } }>(
+  app.get<{ Querystring: { q?: string; limit: number; offset: number; on_loan?: boolean } }>(
     '/api/movies',
     { schema: { querystring: listMoviesQuery } },
     async (request) =>
@@ -21,6 +21,7 @@ export function registerMovieRoutes(
         request.query.limit,
         request.query.offset,
         visibility.filter(viewerOf(request)),
+        request.query.on_loan === true,
       ),
   );
 

@@ -70,7 +70,7 @@ export class BinderService {
           title: r.title,
           format: r.format,
           edition: r.edition,
-          on_loan: false,
+          on_loan: r.on_loan === 1,
         },
       };
     });

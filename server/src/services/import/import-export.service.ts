@@ -3,6 +3,7 @@ import { type Clock, isoNow } from '../../adapters/clock.ts';
 import type { FileSystemAdapter } from '../../adapters/file-system.ts';
 import {
   type ExportCopy,
+  type ExportLoan,
   type ExportMovie,
   type LibraryExport,
   type RowError,
@@ -265,7 +266,17 @@ export class ImportExportService {
     const studios = group(x.movieStudios);
     const watch = new Map(x.watch.map((w) => [w.media_file_id, w]));
     const artwork = new Map(x.artwork.map((a) => [a.movie_id, a]));
-    const copy = (c: CopyRow): ExportCopy => ({ binder: c.binder, slot: c.slot, notes: c.notes });
+    const loans = new Map<number, ExportLoan[]>();
+    for (const { physical_copy_id: id, ...loan } of x.loans) loans.set(id, [...(loans.get(id) ?? []), loan]);
+    const copy = (c: CopyRow): ExportCopy => {
+      const lent = loans.get(c.id);
+      return {
+        binder: c.binder,
+        slot: c.slot,
+        notes: c.notes,
+        ...(lent === undefined ? {} : { loans: lent }),
+      };
+    };
     const wishes = (await this.deps.wishes?.list()) ?? [];
 
     const movies = s.movies.map((m): ExportMovie => {

@@ -22,19 +22,31 @@ export async function loadSnapshot(
     repo.binders(),
   ]);
   if (!withExtras) return { movies, editions, copies, binders, extras: null };
-  const [collections, roots, mediaFiles, watch, ratings, credits, movieStudios, persons, studios, artwork] =
-    await Promise.all([
-      repo.collections(),
-      repo.roots(),
-      repo.mediaFiles(),
-      repo.watchStates(userId),
-      repo.ratings(),
-      repo.credits(),
-      repo.movieStudios(),
-      repo.persons(),
-      repo.studios(),
-      repo.artwork(),
-    ]);
+  const [
+    collections,
+    roots,
+    mediaFiles,
+    watch,
+    ratings,
+    credits,
+    movieStudios,
+    persons,
+    studios,
+    artwork,
+    loans,
+  ] = await Promise.all([
+    repo.collections(),
+    repo.roots(),
+    repo.mediaFiles(),
+    repo.watchStates(userId),
+    repo.ratings(),
+    repo.credits(),
+    repo.movieStudios(),
+    repo.persons(),
+    repo.studios(),
+    repo.artwork(),
+    repo.loans(),
+  ]);
   return {
     movies,
     editions,
@@ -51,6 +63,7 @@ export async function loadSnapshot(
       persons,
       studios,
       artwork,
+      loans,
     },
   };
 }

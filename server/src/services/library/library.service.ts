@@ -227,7 +227,12 @@ export class LibraryService {
 }
 
 function toCopyInfo(copy: LibraryCopyRow): PhysicalCopyInfo {
-  return { binder: copy.binder ?? '', slot: copy.slot ?? '', format: copy.format };
+  const info: PhysicalCopyInfo = { binder: copy.binder ?? '', slot: copy.slot ?? '', format: copy.format };
+  // Only while it is out: a library with no loans lists exactly what it did before loans existed.
+  if (copy.loan_to !== null && copy.loan_lent_at !== null) {
+    info.loan = { to: copy.loan_to, lent_at: copy.loan_lent_at, due: copy.loan_due };
+  }
+  return info;
 }
 
 /** The disc a file was ripped from: same edition when known, else the movie's only copy. */

@@ -152,17 +152,18 @@ export class MovieService {
     limit: number,
     offset: number,
     visible: CertificationFilter | null,
+    onLoan = false,
   ): Promise<MovieList> {
     const words = searchTerms(query ?? '');
     const repo = this.movies;
     if (words.length === 0) {
-      const { rows, total } = await repo.list(limit, offset, visible);
+      const { rows, total } = await repo.list(limit, offset, visible, onLoan);
       return { items: rows.map(toSummary), total };
     }
     // Searched first, and again after applying the index's marks when the search saw some.
-    let found = await repo.search(words, limit, offset, visible);
+    let found = await repo.search(words, limit, offset, visible, onLoan);
     if (found.stale && (await syncSearchIndex(repo)))
-      found = await repo.search(words, limit, offset, visible);
+      found = await repo.search(words, limit, offset, visible, onLoan);
     return { items: found.rows.map(toSummary), total: found.total };
   }
 

@@ -233,3 +233,75 @@ describe('applyPlan on real SQLite', () => {
     }
   });
 });
+
+describe('ImportPlan: loans (issue 27)', () => {
+  const out = { to: 'Sam', lent_at: '2026-03-01T10:00:00.000Z', due: '2026-03-20', returned_at: null };
+  const back = {
+    to: 'Kim',
+    lent_at: '2026-01-01T10:00:00.000Z',
+    due: null,
+    returned_at: '2026-01-09T10:00:00.000Z',
+  };
+
+  it('a new lent copy is written on its own with its loans; a copy never lent goes in the batch', async () => {
+    const document = doc({
+      movies: [
+        exportMovie({
+          title: 'Heat',
+          copies: [
+            { binder: 'A', slot: '1', notes: null, loans: [back, out] },
+            { binder: 'A', slot: '2', notes: null },
+          ],
+        }),
+      ],
+    });
+    const plan = new ImportPlan({
+      snapshot: snapshot(),
+      now: NOW,
+      items: jsonItems(document),
+      doc: document,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, []);
+    assert.deepEqual(plan.created, { movies: 1, editions: 0, copies: 2 });
+    const { writer, writes } = recordingWriter();
+    for (const op of plan.ops) await op(writer);
+    const lent = writes.find((w) => w.method === 'insertLentCopy');
+    assert.deepEqual(lent?.args, [
+      { movie_id: 1001, edition_id: null, binder_id: 1000, slot: '1', notes: null, created_at: NOW },
+      [back, out],
+    ]);
+    const batch = writes.find((w) => w.method === 'insertCopies');
+    assert.deepEqual(
+      (batch?.args[0] as { slot: string }[]).map((c) => c.slot),
+      ['2'],
+    );
+  });
+
+  it('a stored copy the file names gets the file’s loans merged (the writer keeps what it has)', async () => {
+    const document = doc({
+      movies: [
+        exportMovie({
+          title: 'Heat',
+          year: 1995,
+          copies: [{ binder: 'A', slot: '1', notes: null, loans: [out] }],
+        }),
+      ],
+    });
+    const plan = new ImportPlan({
+      snapshot: heatLib(),
+      now: NOW,
+      items: jsonItems(document),
+      doc: document,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, []);
+    assert.deepEqual(plan.created, { movies: 0, editions: 0, copies: 0 });
+    const { writer, writes } = recordingWriter();
+    for (const op of plan.ops) await op(writer);
+    assert.deepEqual(
+      writes.filter((w) => w.method === 'mergeLoans').map((w) => w.args),
+      [[20, [out], NOW]],
+    );
+  });
+});

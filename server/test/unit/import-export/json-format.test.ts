@@ -556,3 +556,52 @@ describe('groupImportRows', () => {
     assert.deepEqual(heat?.editions, []);
   });
 });
+
+describe('loans in the JSON document (issue 27)', () => {
+  const lent = (loans: unknown) => ({
+    format_version: 1,
+    movies: [{ title: 'Heat', year: 1995, copies: [{ binder: 'A', slot: '1', loans }] }],
+  });
+  const neil = { to: 'Neil', lent_at: '2026-03-01T10:00:00.000Z', due: '2026-03-20', returned_at: null };
+  const chris = {
+    to: 'Chris',
+    lent_at: '2026-01-01T10:00:00.000Z',
+    due: null,
+    returned_at: '2026-01-05T18:30:00.000Z',
+  };
+
+  it('reads them back to the same bytes, oldest first; a copy never lent has no loans key', () => {
+    const result = validateLibraryExport(lent([neil, chris]));
+    if (!result.ok) assert.fail(JSON.stringify(result.errors, null, 2));
+    const text = renderLibraryExport(result.value);
+    const doc = JSON.parse(text) as LibraryExport;
+    assert.deepEqual(doc.movies[0]?.copies[0]?.loans, [chris, neil]);
+    const again = validateLibraryExport(JSON.parse(text));
+    if (!again.ok) assert.fail('valid');
+    assert.equal(renderLibraryExport(again.value), text);
+    const home = validateLibraryExport(lent([]));
+    if (!home.ok) assert.fail('valid');
+    assert.doesNotMatch(renderLibraryExport(home.value), /loans/);
+  });
+
+  it('refuses two open loans of one copy, a bad day or time, a missing borrower', () => {
+    assert.deepEqual(
+      errorsOf(lent([neil, { ...neil, to: 'Vincent' }])).map((e) => e.field),
+      ['copies/0/loans'],
+    );
+    assert.deepEqual(
+      errorsOf(
+        lent([
+          { ...neil, due: '2026-02-30' },
+          { ...chris, lent_at: 'yesterday' },
+          { ...chris, to: ' ' },
+        ]),
+      ).map((e) => e.field),
+      ['copies/0/loans/0/due', 'copies/0/loans/1/lent_at', 'copies/0/loans/2/to'],
+    );
+    assert.deepEqual(
+      errorsOf(lent([{ to: 'Neil', due: null, returned_at: null }])).map((e) => e.field),
+      ['copies/0/loans/0/lent_at'],
+    );
+  });
+});

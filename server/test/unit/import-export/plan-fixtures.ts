@@ -72,6 +72,7 @@ export function extras(parts: Partial<SnapshotExtras> = {}): SnapshotExtras {
     persons: [],
     studios: [],
     artwork: [],
+    loans: [],
     ...parts,
   };
 }
@@ -182,6 +183,8 @@ export function recordingWriter(): { writer: ImportWriter; writes: RecordedWrite
     updateEdition: (...a) => done('updateEdition', a),
     insertCopies: (...a) => done('insertCopies', a),
     setCopyNotes: (...a) => done('setCopyNotes', a),
+    insertLentCopy: (...a) => done('insertLentCopy', a),
+    mergeLoans: (...a) => done('mergeLoans', a),
     upsertRating: (...a) => done('upsertRating', a),
     replaceCredits: (...a) => done('replaceCredits', a),
     replaceStudios: (...a) => done('replaceStudios', a),

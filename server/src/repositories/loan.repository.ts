@@ -1,0 +1,142 @@
+import { type SqlBool, sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { CertificationFilter } from '../domain/people/visibility.ts';
+import { AppError } from '../errors.ts';
+import { movieVisible } from './visibility.repository.ts';
+
+/** A loan with the disc and film it is of, as GET /api/loans lists it (before `overdue`). */
+export interface LoanRow {
+  id: number;
+  copy_id: number;
+  movie_id: number;
+  title: string;
+  format: string | null;
+  binder: string | null;
+  slot: string | null;
+  to: string;
+  lent_at: string;
+  due: string | null;
+  returned_at: string | null;
+}
+
+/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
+function isUniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
+  const code = (err as { code: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/**
+ * loans (migration 0019) with their copy, film, edition and binder. Lends and returns also touch the
+ * copy's row ({@link touchCopy}): what /library lists of a copy includes its open loan, and the
+ * listing learns of changes from writes to the tables it lists (db/listing-writes.ts on SQLite, the
+ * change-capture triggers on PostgreSQL, on every node), which the loans table is not one of.
+ */
+export class LoanRepository {
+  constructor(private readonly db: Db) {}
+
+  private base(filter: CertificationFilter | null) {
+    return this.db
+      .selectFrom('loans as l')
+      .innerJoin('physical_copies as pc', 'pc.id', 'l.physical_copy_id')
+      .innerJoin('movies as m', 'm.id', 'pc.movie_id')
+      .leftJoin('disc_editions as e', 'e.id', 'pc.edition_id')
+      .leftJoin('binders as b', 'b.id', 'pc.binder_id')
+      .select([
+        'l.id',
+        'pc.id as copy_id',
+        'm.id as movie_id',
+        'm.title',
+        'e.format',
+        'b.name as binder',
+        'pc.slot',
+        'l.borrower as to',
+        'l.lent_at',
+        'l.due',
+        'l.returned_at',
+      ])
+      .where(movieVisible(filter, 'm.certification'));
+  }
+
+  /** Loans whose film the filter lets through: open ones (oldest first), or every one with `history`. */
+  list(filter: CertificationFilter | null, history: boolean): Promise<LoanRow[]> {
+    return this.base(filter)
+      .$if(!history, (q) => q.where('l.returned_at', 'is', null))
+      .orderBy('l.lent_at')
+      .orderBy('l.id')
+      .execute();
+  }
+
+  /** Every loan of the movie's copies, newest first (its page: who has it, who had it). */
+  ofMovie(movieId: number, filter: CertificationFilter | null): Promise<LoanRow[]> {
+    return this.base(filter)
+      .where('m.id', '=', movieId)
+      .orderBy('l.lent_at', 'desc')
+      .orderBy('l.id', 'desc')
+      .execute();
+  }
+
+  /** The copy's open loan, if it is out. */
+  open(copyId: number): Promise<LoanRow | undefined> {
+    return this.base(null).where('pc.id', '=', copyId).where('l.returned_at', 'is', null).executeTakeFirst();
+  }
+
+  byId(id: number): Promise<LoanRow | undefined> {
+    return this.base(null).where('l.id', '=', id).executeTakeFirst();
+  }
+
+  async copyExists(copyId: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('physical_copies')
+      .select('id')
+      .where('id', '=', copyId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Records a loan; 409 `already_on_loan` when the copy has an open one (the partial unique index
+   * decides, whatever the caller checked before).
+   */
+  async lend(copyId: number, to: string, due: string | null, now: string): Promise<number> {
+    try {
+      const row = await this.db
+        .insertInto('loans')
+        .values({
+          physical_copy_id: copyId,
+          borrower: to,
+          lent_at: now,
+          due,
+          returned_at: null,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw new AppError('already_on_loan', { message: `Copy ${copyId} is already lent out.` });
+    }
+  }
+
+  /** Closes the copy's open loan; its id, or undefined when it was not out. */
+  async giveBack(copyId: number, now: string): Promise<number | undefined> {
+    const row = await this.db
+      .updateTable('loans')
+      .set({ returned_at: now })
+      .where('physical_copy_id', '=', copyId)
+      .where(sql<SqlBool>`returned_at is null`)
+      .returning('id')
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  /** A write to the copy's row that changes nothing in it: tells the listing its item changed. */
+  async touchCopy(copyId: number): Promise<void> {
+    await this.db
+      .updateTable('physical_copies')
+      .set((eb) => ({ notes: eb.ref('notes') }))
+      .where('id', '=', copyId)
+      .execute();
+  }
+}
