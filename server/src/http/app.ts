@@ -28,6 +28,7 @@ import { registerSubtitleRoutes } from './routes/subtitles.routes.ts';
 import { registerTrickplayStreamRoutes } from './routes/trickplay-stream.routes.ts';
 import { registerPlayRoutes } from './routes/plays.routes.ts';
 import { registerBinderRoutes } from './routes/binders.routes.ts';
+import { registerShelfReportRoutes } from './routes/shelf-reports.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
@@ -275,6 +276,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerArtworkRoutes(api, services.artwork);
     registerBarcodeRoutes(api, services.barcodes);
     registerBinderRoutes(api, services.binders, services.visibility);
+    registerShelfReportRoutes(api, services.shelfReports, services.visibility);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
     registerTrickplayJobRoutes(api, services.trickplayJobs);

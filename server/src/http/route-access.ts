@@ -88,6 +88,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/physical-copies/swap': 'admin',
   'POST /binders/:name/rename': 'admin',
   'POST /binders/:name/move': 'admin',
+  // Rip queue and upgrades (issue 27): reads through the person's visibility.
+  'GET /api/rip-queue': 'read',
+  'GET /api/upgrades': 'read',
+  'GET /rip-queue': 'read',
+  'GET /upgrades': 'read',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

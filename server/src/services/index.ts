@@ -39,7 +39,7 @@ import { EnrichmentService } from './metadata/enrichment.service.ts';
 import { NewMovieMetadata } from './metadata/new-movie-metadata.ts';
 import type { ImportExportService } from './import/import-export.service.ts';
 import { buildImportExport } from '../wiring/import-export.ts';
-import { type BinderService, buildBinders } from '../wiring/binders.ts';
+import { buildCollector, type CollectorServices } from '../wiring/collector.ts';
 import { JobService } from './system/job.service.ts';
 import { NodeStatusService } from './system/node-status.service.ts';
 import { omdbPort, tmdbPort, upcPort } from './metadata/provider-adapters.ts';
@@ -96,7 +96,7 @@ import type { JellyfinImagesService } from './jellyfin/jellyfin-images.service.t
 import type { JellyfinTrickplayService } from './jellyfin/jellyfin-trickplay.service.ts';
 
 /** Every service, built once per process (the composition root's output). */
-export interface Services {
+export interface Services extends CollectorServices {
   status: SystemStatusService;
   movies: MovieService;
   library: LibraryService;
@@ -143,7 +143,6 @@ export interface Services {
   enrichment: EnrichmentService;
   barcodes: BarcodeService;
   importExport: ImportExportService;
-  binders: BinderService;
   /** A media file's subtitle tracks: embedded streams, then the sidecar files the scan found. */
   subtitleTracks: SubtitleTrackService;
   /** A text subtitle track as WebVTT (GET /stream/media_file/{id}/subtitles/{index}.vtt), converted once and cached. */
@@ -490,7 +489,7 @@ export function buildServices(deps: ServiceDeps): Services {
     enrichment,
     barcodes,
     importExport,
-    binders: buildBinders(deps.db, deps.clock),
+    ...buildCollector(deps.db, deps.clock),
     subtitleTracks,
     subtitles,
     trickplay: trickplay.reader,

@@ -7,6 +7,8 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/scan', label: 'Scan folders', id: 'scan' },
   { href: '/import', label: 'Import', id: 'import' },
   { href: '/binders', label: 'Binders', id: 'binders' },
+  { href: '/rip-queue', label: 'Rip queue', id: 'rip-queue' },
+  { href: '/upgrades', label: 'Upgrades', id: 'upgrades' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];

@@ -15,6 +15,7 @@ import { cookieHeader, isHttps, parseCookies, type SessionCookies } from '../plu
 import { signInLogged } from '../routes/people.routes.ts';
 import { registerPeoplePages } from './people.pages.ts';
 import { registerBinderPages } from './binders.page.ts';
+import { registerShelfReportPages } from './shelf-reports.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -54,6 +55,7 @@ export type PageServices = Pick<
   | 'watch'
   | 'plays'
   | 'binders'
+  | 'shelfReports'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -480,6 +482,7 @@ export class Pages {
 
       registerPeoplePages(scope, this, this.services, this.sessions);
       registerBinderPages(scope, this, this.services);
+      registerShelfReportPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 

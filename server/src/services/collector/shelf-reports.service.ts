@@ -1,0 +1,81 @@
+import type { RipQueueResponse, UpgradesResponse } from '@reelshelf/contract';
+import { buildRipQueue } from '../../domain/collector/rip-queue.ts';
+import { type UpgradeFilm, upgradeFileFacts, upgradeReasons } from '../../domain/collector/upgrades.ts';
+import { parseFormat } from '../../domain/import-export/fields.ts';
+import { DISC_FORMATS } from '../../domain/import-export/types.ts';
+import type { CertificationFilter } from '../../domain/people/visibility.ts';
+import { validationFailed } from '../../errors.ts';
+import type { CollectorRepository } from '../../repositories/collector.repository.ts';
+
+export type { RipQueueResponse, UpgradesResponse };
+
+type Reads = Pick<CollectorRepository, 'ripCandidates' | 'upgradeCopies' | 'upgradeFiles'>;
+
+/**
+ * The rip queue and the upgrades (issue 27 items 2 and 3, docs/collector.md): what to rip next, in
+ * the order the discs stand in their binders, and where a disc beats its file. Every film through
+ * the viewer's visibility filter.
+ */
+export class ShelfReportService {
+  constructor(private readonly reads: Reads) {}
+
+  /**
+   * Films on disc with no present file. `formats` as people write them ("4K Ultra HD", "bluray"),
+   * normalised like an import's; one that names no disc format is a 400.
+   */
+  async ripQueue(
+    filter: CertificationFilter | null,
+    formats: readonly string[] = [],
+  ): Promise<RipQueueResponse> {
+    const wanted = formats
+      .flatMap((f) => f.split(','))
+      .map((f) => f.trim())
+      .filter((f) => f !== '');
+    const normalised = wanted.map((text) => {
+      const parsed = parseFormat(text);
+      if (!parsed.ok || parsed.value === null || !parsed.value.known) {
+        throw validationFailed(
+          'format',
+          `"${text}" is not a disc format`,
+          `One of: ${DISC_FORMATS.join(', ')}.`,
+        );
+      }
+      return parsed.value.format;
+    });
+    return buildRipQueue(await this.reads.ripCandidates(filter), normalised.length === 0 ? null : normalised);
+  }
+
+  /** Films whose disc beats their best file, whose file stopped early, or owned twice; by title. */
+  async upgrades(filter: CertificationFilter | null): Promise<UpgradesResponse> {
+    const [copies, files] = await Promise.all([this.reads.upgradeCopies(filter), this.reads.upgradeFiles()]);
+    const films = new Map<
+      number,
+      UpgradeFilm & { discs: UpgradeFilm['discs'][number][]; files: UpgradeFilm['files'][number][] }
+    >();
+    for (const c of copies) {
+      let film = films.get(c.movie_id);
+      if (film === undefined) {
+        film = {
+          movie_id: c.movie_id,
+          title: c.title,
+          runtime_minutes: c.runtime_minutes,
+          discs: [],
+          files: [],
+        };
+        films.set(c.movie_id, film);
+      }
+      film.discs.push({ copy_id: c.copy_id, format: c.format, edition: c.edition });
+    }
+    // Files of films the filter hides have no film here: they are dropped with it.
+    for (const f of files)
+      films.get(f.movie_id)?.files.push(upgradeFileFacts(f.file_id, f.capabilities_json));
+    const items = [...films.values()].flatMap((film) => {
+      const item = upgradeReasons(film);
+      return item === null ? [] : [item];
+    });
+    items.sort((a, b) => byTitle.compare(a.title, b.title) || a.movie_id - b.movie_id);
+    return { items };
+  }
+}
+
+const byTitle = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
