@@ -10,6 +10,8 @@ import {
   type BinderPatch,
   type BinderSummary,
   type BinderView,
+  type RipQueueResponse,
+  type UpgradesResponse,
   type CopyPlace,
   type CollectionView,
   CONTRACT_HASH,
@@ -409,6 +411,21 @@ export class ReelshelfClient {
   /** Swaps the places of two discs, atomically. */
   swapCopies(a: number, b: number): Promise<{ items: CopyPlace[] }> {
     return this.request('POST', '/api/physical-copies/swap', { body: { a, b } });
+  }
+
+  /**
+   * Films on disc with no present file, in binder/slot order, with the runtime total; `formats`
+   * (e.g. `['4K UHD']`, written as imports accept them) keeps the films whose disc to rip is one of them.
+   */
+  ripQueue(formats: readonly string[] = []): Promise<RipQueueResponse> {
+    return this.request('GET', '/api/rip-queue', {
+      query: { format: formats.length === 0 ? undefined : formats.join(',') },
+    });
+  }
+
+  /** Discs better than their best file, short rips and editions owned twice, each with its reasons. */
+  upgrades(): Promise<UpgradesResponse> {
+    return this.request('GET', '/api/upgrades');
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */
