@@ -415,11 +415,19 @@ export class ReelshelfClient {
 
   /**
    * Films on disc with no present file, in binder/slot order, with the runtime total; `formats`
-   * (e.g. `['4K UHD']`, written as imports accept them) keeps the films whose disc to rip is one of them.
+   * (e.g. `['4K UHD']`, written as imports accept them) keeps the films whose disc to rip is one of them;
+   * `page` slices it (`total` and `total_runtime_minutes` stay the whole queue's).
    */
-  ripQueue(formats: readonly string[] = []): Promise<RipQueueResponse> {
+  ripQueue(
+    formats: readonly string[] = [],
+    page: { limit?: number; offset?: number } = {},
+  ): Promise<RipQueueResponse> {
     return this.request('GET', '/api/rip-queue', {
-      query: { format: formats.length === 0 ? undefined : formats.join(',') },
+      query: {
+        format: formats.length === 0 ? undefined : formats.join(','),
+        limit: page.limit,
+        offset: page.offset,
+      },
     });
   }
 

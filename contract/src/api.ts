@@ -272,9 +272,14 @@ export interface RipQueueItem {
   runtime_minutes: number | null;
 }
 
-/** GET /api/rip-queue?format=: films on disc with no present file, in binder/slot order. */
+/**
+ * GET /api/rip-queue?format=&limit=&offset=: films on disc with no present file, in binder/slot
+ * order. `total` and `total_runtime_minutes` cover the whole queue (under the format filter), not
+ * only the page; without limit and offset, `items` is all of it.
+ */
 export interface RipQueueResponse {
   items: RipQueueItem[];
+  total: number;
   total_runtime_minutes: number;
 }
 

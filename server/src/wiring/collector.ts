@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import { CollectorRepository } from '../repositories/collector.repository.ts';
 import { ShelfReportService } from '../services/collector/shelf-reports.service.ts';
+import { UpgradeFileFacts } from '../services/collector/upgrade-file-facts.ts';
 import { type BinderService, buildBinders } from './binders.ts';
 
 export interface CollectorServices {
@@ -13,8 +14,9 @@ export interface CollectorServices {
 }
 
 export function buildCollector(db: Db, clock: Clock): CollectorServices {
+  const reads = new CollectorRepository(db);
   return {
     binders: buildBinders(db, clock),
-    shelfReports: new ShelfReportService(new CollectorRepository(db)),
+    shelfReports: new ShelfReportService(reads, new UpgradeFileFacts(reads)),
   };
 }

@@ -185,6 +185,7 @@ describe('rip queue and upgrades', () => {
       ],
     );
     assert.equal(q.total_runtime_minutes, 405);
+    assert.equal(q.total, 5);
     assert.deepEqual(q.items[0], {
       copy_id: copyIds.get('Queue Four')?.[0],
       movie_id: movieIds.get('Queue Four'),
@@ -312,6 +313,18 @@ describe('rip queue and upgrades', () => {
     assert.equal((await ripQueue()).items.length, 4, 'the admin still sees every film');
   });
 
+  it('limit and offset page the queue; the totals stay the whole queue’s', async () => {
+    const page = await ripQueue('?limit=2&offset=1');
+    assert.deepEqual(
+      page.items.map((i) => i.title),
+      ['Double', 'Queue Pocket'],
+    );
+    assert.equal(page.total, 4);
+    assert.equal(page.total_runtime_minutes, 305);
+    assert.equal((await ripQueue('?offset=9')).items.length, 0);
+    await json(await server.api('/api/rip-queue?limit=0'), 400);
+  });
+
   it('the typed client reads both', async () => {
     const client = new ReelshelfClient({ baseUrl: server.url, token: server.token });
     const q = await client.ripQueue(['4K UHD', 'Blu-ray']);
@@ -320,6 +333,11 @@ describe('rip queue and upgrades', () => {
       ['Queue Four', 'Double', 'Queue Pocket'],
     );
     assert.equal((await client.upgrades()).items.length, 5);
+    const page = await client.ripQueue([], { limit: 1, offset: 1 });
+    assert.deepEqual(
+      page.items.map((i) => i.title),
+      ['Double'],
+    );
   });
 
   it('the pages say the same: binder order, the total, each line’s reasons', async () => {
@@ -340,5 +358,47 @@ describe('rip queue and upgrades', () => {
     assert.match(up, /data-code="uhd_disc_hd_file"/);
     assert.match(up, /A 4K UHD disc, but the best file is 1080p/);
     assert.match(up, /href="\/rip-queue"/);
+  });
+});
+
+describe('the rip queue page, 150 films', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    const rows = Array.from(
+      { length: 150 },
+      (_, i) => `Paged Film ${i + 1},${1950 + (i % 70)},${i % 2 === 0 ? '4K UHD' : 'DVD'},P,${i + 1}`,
+    );
+    const res = await t.api('/api/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: ['title,year,format,binder,slot', ...rows].join('\n'),
+    });
+    assert.equal(res.status, 200, await res.text());
+  });
+  after(() => t?.close());
+
+  const page = async (query: string) => {
+    const res = await t.api(`/rip-queue${query}`, { headers: { accept: 'text/html' } });
+    assert.equal(res.status, 200);
+    return res.text();
+  };
+
+  it('shows 100 lines a page, with the filter kept in the Previous and Next links', async () => {
+    const first = await page('');
+    assert.equal(first.match(/<tr data-copy=/g)?.length, 100);
+    assert.match(first, /150 films<\/strong>/);
+    assert.match(first, /href="\/rip-queue\?offset=100" rel="next"/);
+    const second = await page('?offset=100');
+    assert.equal(second.match(/<tr data-copy=/g)?.length, 50);
+    assert.match(second, /Films 101–150 of 150/);
+    assert.match(second, /href="\/rip-queue" rel="prev"/);
+    assert.doesNotMatch(second, /rel="next"/);
+    const four = await page('?format=4K+UHD');
+    assert.equal(four.match(/<tr data-copy=/g)?.length, 75);
+    assert.doesNotMatch(four, /rel="next"/);
+    const fourFrom = await page('?format=4K+UHD&offset=50');
+    assert.equal(fourFrom.match(/<tr data-copy=/g)?.length, 25);
+    assert.match(fourFrom, /href="\/rip-queue\?format=4K\+UHD" rel="prev"/);
   });
 });

@@ -9,6 +9,7 @@ import {
   upgradeFileFacts,
   upgradeReasons,
 } from '../../src/domain/collector/upgrades.ts';
+import { UpgradeFileFacts } from '../../src/services/collector/upgrade-file-facts.ts';
 
 let nextCopy = 1;
 function disc(
@@ -330,8 +331,10 @@ describe('upgradeFileFacts', () => {
       hdr: true,
       duration_seconds: 2.04,
     });
+    for (const hdr of ['hdr10plus', 'hlg', 'dolby_vision']) {
+      assert.equal(upgradeFileFacts(3, JSON.stringify({ video: { hdr } })).hdr, true, hdr);
+    }
     assert.equal(upgradeFileFacts(3, JSON.stringify({ video: { hdr: 'sdr' } })).hdr, false);
-    assert.equal(upgradeFileFacts(3, JSON.stringify({ video: { hdr: 'dolby_vision' } })).hdr, true);
     assert.deepEqual(upgradeFileFacts(3, JSON.stringify({ duration_seconds: 5, video: null })), {
       file_id: 3,
       width: null,
@@ -341,5 +344,52 @@ describe('upgradeFileFacts', () => {
     });
     assert.equal(upgradeFileFacts(3, null).height, null);
     assert.equal(upgradeFileFacts(3, '{not json').height, null);
+  });
+});
+
+describe('UpgradeFileFacts', () => {
+  it('reads a record once per analysis: again when its stamp changes, dropped when the file is gone', async () => {
+    let stamps = [
+      { file_id: 1, movie_id: 10, stamp: 'a' },
+      { file_id: 2, movie_id: 20, stamp: 'a' },
+    ];
+    const heights = new Map([
+      [1, 1080],
+      [2, 576],
+    ]);
+    const asked: number[][] = [];
+    const facts = new UpgradeFileFacts({
+      upgradeFileStamps: async () => stamps,
+      capabilitiesOf: async (ids) => {
+        asked.push([...ids]);
+        return ids.map((id) => ({
+          id,
+          capabilities_json: JSON.stringify({ video: { height: heights.get(id) } }),
+        }));
+      },
+    });
+    const heightsOf = async () => (await facts.all()).map((f) => [f.movie_id, f.facts.height]);
+    assert.deepEqual(await heightsOf(), [
+      [10, 1080],
+      [20, 576],
+    ]);
+    assert.deepEqual(await heightsOf(), [
+      [10, 1080],
+      [20, 576],
+    ]);
+    heights.set(2, 2160);
+    stamps = [
+      { file_id: 2, movie_id: 20, stamp: 'b' },
+      { file_id: 3, movie_id: 30, stamp: 'a' },
+    ];
+    heights.set(3, 720);
+    assert.deepEqual(await heightsOf(), [
+      [20, 2160],
+      [30, 720],
+    ]);
+    assert.deepEqual(asked, [
+      [1, 2],
+      [2, 3],
+    ]);
   });
 });

@@ -18,6 +18,8 @@ export type RipQueueItem = RipCandidate;
 
 export interface RipQueue {
   items: RipQueueItem[];
+  /** How many films are on the queue (the items of every page). */
+  total: number;
   /** The sum of the items' TMDb runtimes (an item with no runtime adds nothing). */
   total_runtime_minutes: number;
 }
@@ -96,5 +98,5 @@ export function buildRipQueue(
     .filter((c) => wanted === null || (c.format !== null && wanted.has(c.format)))
     .sort(compareShelfPlace);
   const total = items.reduce((sum, c) => sum + (c.runtime_minutes ?? 0), 0);
-  return { items, total_runtime_minutes: total };
+  return { items, total: items.length, total_runtime_minutes: total };
 }

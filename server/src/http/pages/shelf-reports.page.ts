@@ -22,10 +22,34 @@ function formatsOf(query: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** Lines on one page of /rip-queue: a screenful or two on a TV, and quick at 10,000 films. */
+export const RIP_PAGE_SIZE = 100;
+
+/** The offset query: a whole number, else 0. */
+function offsetOf(query: unknown): number {
+  const value: unknown =
+    typeof query === 'object' && query !== null ? (query as Record<string, unknown>).offset : undefined;
+  return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : 0;
+}
+
+/** /rip-queue with these formats, from `offset`. */
+function ripHref(chosen: readonly string[], offset: number): string {
+  const query = new URLSearchParams(chosen.map((f) => ['format', f]));
+  if (offset > 0) query.set('offset', String(offset));
+  const text = query.toString();
+  return text === '' ? '/rip-queue' : `/rip-queue?${text}`;
+}
+
 /** GET /rip-queue: the filter, the total estimate and one line per film in binder/slot order. */
-function ripQueuePage(queue: RipQueueResponse, chosen: readonly string[], error: string | null): Html {
+function ripQueuePage(
+  queue: RipQueueResponse,
+  chosen: readonly string[],
+  offset: number,
+  error: string | null,
+): Html {
   const total = formatMinutes(queue.total_runtime_minutes) ?? '0 min';
-  const films = `${queue.items.length} ${queue.items.length === 1 ? 'film' : 'films'}`;
+  const films = `${queue.total} ${queue.total === 1 ? 'film' : 'films'}`;
+  const more = offset + queue.items.length < queue.total;
   return html`<h1>Rip queue</h1>
     <p class="help">Films on disc with no media file, in the order they stand in the binders.</p>
     <form method="get" action="/rip-queue" class="rip-filter" aria-label="Filter by format">
@@ -81,6 +105,25 @@ function ripQueuePage(queue: RipQueueResponse, chosen: readonly string[], error:
               )}
             </tbody>
           </table>`
+    }
+    ${
+      offset === 0 && !more
+        ? null
+        : html`<nav class="pager" aria-label="Pages">
+            <p class="help">Films ${offset + 1}–${offset + queue.items.length} of ${queue.total}</p>
+            <ul>
+              ${
+                offset > 0
+                  ? html`<li>
+                      <a href="${ripHref(chosen, Math.max(0, offset - RIP_PAGE_SIZE))}" rel="prev"
+                        >Previous</a
+                      >
+                    </li>`
+                  : null
+              }
+              ${more ? html`<li><a href="${ripHref(chosen, offset + RIP_PAGE_SIZE)}" rel="next">Next</a></li>` : null}
+            </ul>
+          </nav>`
     }`;
 }
 
@@ -128,23 +171,24 @@ export function registerShelfReportPages(
   app.get('/rip-queue', async (request, reply) => {
     const filter = services.visibility.filter(principalOf(request));
     const chosen = formatsOf(request.query);
+    const offset = offsetOf(request.query);
     try {
-      const queue = await services.shelfReports.ripQueue(filter, chosen);
+      const queue = await services.shelfReports.ripQueue(filter, chosen, { limit: RIP_PAGE_SIZE, offset });
       return pages.page(request, reply, {
         title: 'Rip queue',
         current: 'rip-queue',
-        body: ripQueuePage(queue, chosen, null),
+        body: ripQueuePage(queue, chosen, offset, null),
       });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      // A format the filter does not know: say so above the whole queue.
-      const queue = await services.shelfReports.ripQueue(filter, []);
+      // A format the filter does not know: say so above the queue's first page.
+      const queue = await services.shelfReports.ripQueue(filter, [], { limit: RIP_PAGE_SIZE });
       const message = err.hint === undefined ? err.message : `${err.message}. ${err.hint}`;
       return pages.page(request, reply, {
         status: err.status,
         title: 'Rip queue',
         current: 'rip-queue',
-        body: ripQueuePage(queue, [], message),
+        body: ripQueuePage(queue, [], 0, message),
       });
     }
   });

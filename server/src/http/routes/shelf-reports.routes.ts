@@ -3,7 +3,7 @@ import type { ShelfReportService } from '../../services/collector/shelf-reports.
 import type { VisibilityService } from '../../services/people/visibility.service.ts';
 import { principalOf } from '../principal.ts';
 
-/** `?format=4K UHD`, several as `?format=4K UHD,Blu-ray` or the key repeated. */
+/** `?format=4K UHD`, several as `?format=4K UHD,Blu-ray` or the key repeated; `limit`/`offset` page it. */
 const ripQueueQuery = {
   type: 'object',
   additionalProperties: false,
@@ -14,6 +14,8 @@ const ripQueueQuery = {
         { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 200 } },
       ],
     },
+    limit: { type: 'integer', minimum: 1, maximum: 10000 },
+    offset: { type: 'integer', minimum: 0, maximum: 2147483647 },
   },
 } as const;
 
@@ -23,13 +25,16 @@ export function registerShelfReportRoutes(
   reports: ShelfReportService,
   visibility: Pick<VisibilityService, 'filter'>,
 ): void {
-  app.get<{ Querystring: { format?: string | string[] } }>(
+  app.get<{ Querystring: { format?: string | string[]; limit?: number; offset?: number } }>(
     '/api/rip-queue',
     { schema: { querystring: ripQueueQuery } },
     async (request) => {
-      const format = request.query.format;
+      const { format, limit, offset } = request.query;
       const formats = format === undefined ? [] : Array.isArray(format) ? format : [format];
-      return reports.ripQueue(visibility.filter(principalOf(request)), formats);
+      return reports.ripQueue(visibility.filter(principalOf(request)), formats, {
+        ...(limit === undefined ? {} : { limit }),
+        ...(offset === undefined ? {} : { offset }),
+      });
     },
   );
 

@@ -1,15 +1,16 @@
 import type { RipQueueResponse, UpgradesResponse } from '@reelshelf/contract';
 import { buildRipQueue } from '../../domain/collector/rip-queue.ts';
-import { type UpgradeFilm, upgradeFileFacts, upgradeReasons } from '../../domain/collector/upgrades.ts';
+import { type UpgradeFilm, upgradeReasons } from '../../domain/collector/upgrades.ts';
 import { parseFormat } from '../../domain/import-export/fields.ts';
 import { DISC_FORMATS } from '../../domain/import-export/types.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
 import { validationFailed } from '../../errors.ts';
 import type { CollectorRepository } from '../../repositories/collector.repository.ts';
+import type { UpgradeFileFacts } from './upgrade-file-facts.ts';
 
 export type { RipQueueResponse, UpgradesResponse };
 
-type Reads = Pick<CollectorRepository, 'ripCandidates' | 'upgradeCopies' | 'upgradeFiles'>;
+type Reads = Pick<CollectorRepository, 'ripCandidates' | 'upgradeCopies'>;
 
 /**
  * The rip queue and the upgrades (issue 27 items 2 and 3, docs/collector.md): what to rip next, in
@@ -17,15 +18,20 @@ type Reads = Pick<CollectorRepository, 'ripCandidates' | 'upgradeCopies' | 'upgr
  * the viewer's visibility filter.
  */
 export class ShelfReportService {
-  constructor(private readonly reads: Reads) {}
+  constructor(
+    private readonly reads: Reads,
+    private readonly files: Pick<UpgradeFileFacts, 'all'>,
+  ) {}
 
   /**
    * Films on disc with no present file. `formats` as people write them ("4K Ultra HD", "bluray"),
-   * normalised like an import's; one that names no disc format is a 400.
+   * normalised like an import's; one that names no disc format is a 400. `page` slices the queue;
+   * the totals stay the whole queue's.
    */
   async ripQueue(
     filter: CertificationFilter | null,
     formats: readonly string[] = [],
+    page: { limit?: number; offset?: number } = {},
   ): Promise<RipQueueResponse> {
     const wanted = formats
       .flatMap((f) => f.split(','))
@@ -42,12 +48,20 @@ export class ShelfReportService {
       }
       return parsed.value.format;
     });
-    return buildRipQueue(await this.reads.ripCandidates(filter), normalised.length === 0 ? null : normalised);
+    const queue = buildRipQueue(
+      await this.reads.ripCandidates(filter),
+      normalised.length === 0 ? null : normalised,
+    );
+    // The order is decided over every disc (binder/slot, best format per film): a page is a slice of it.
+    const offset = page.offset ?? 0;
+    const items =
+      page.limit === undefined ? queue.items.slice(offset) : queue.items.slice(offset, offset + page.limit);
+    return { ...queue, items };
   }
 
   /** Films whose disc beats their best file, whose file stopped early, or owned twice; by title. */
   async upgrades(filter: CertificationFilter | null): Promise<UpgradesResponse> {
-    const [copies, files] = await Promise.all([this.reads.upgradeCopies(filter), this.reads.upgradeFiles()]);
+    const [copies, files] = await Promise.all([this.reads.upgradeCopies(filter), this.files.all()]);
     const films = new Map<
       number,
       UpgradeFilm & { discs: UpgradeFilm['discs'][number][]; files: UpgradeFilm['files'][number][] }
@@ -67,8 +81,7 @@ export class ShelfReportService {
       film.discs.push({ copy_id: c.copy_id, format: c.format, edition: c.edition });
     }
     // Files of films the filter hides have no film here: they are dropped with it.
-    for (const f of files)
-      films.get(f.movie_id)?.files.push(upgradeFileFacts(f.file_id, f.capabilities_json));
+    for (const f of files) films.get(f.movie_id)?.files.push(f.facts);
     const items = [...films.values()].flatMap((film) => {
       const item = upgradeReasons(film);
       return item === null ? [] : [item];
