@@ -1,6 +1,11 @@
 import type { RipQueueResponse, UpgradesResponse } from '@reelshelf/contract';
 import { buildRipQueue } from '../../domain/collector/rip-queue.ts';
-import { type UpgradeFilm, upgradeReasons } from '../../domain/collector/upgrades.ts';
+import {
+  type UpgradeDisc,
+  type UpgradeFile,
+  type UpgradeFilm,
+  upgradeReasons,
+} from '../../domain/collector/upgrades.ts';
 import { parseFormat } from '../../domain/import-export/fields.ts';
 import { DISC_FORMATS } from '../../domain/import-export/types.ts';
 import type { CertificationFilter } from '../../domain/people/visibility.ts';
@@ -62,10 +67,8 @@ export class ShelfReportService {
   /** Films whose disc beats their best file, whose file stopped early, or owned twice; by title. */
   async upgrades(filter: CertificationFilter | null): Promise<UpgradesResponse> {
     const [copies, files] = await Promise.all([this.reads.upgradeCopies(filter), this.files.all()]);
-    const films = new Map<
-      number,
-      UpgradeFilm & { discs: UpgradeFilm['discs'][number][]; files: UpgradeFilm['files'][number][] }
-    >();
+    // Mutable lists while the rows are gathered; upgradeReasons only reads them.
+    const films = new Map<number, UpgradeFilm & { discs: UpgradeDisc[]; files: UpgradeFile[] }>();
     for (const c of copies) {
       let film = films.get(c.movie_id);
       if (film === undefined) {
