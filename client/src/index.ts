@@ -10,6 +10,8 @@ import {
   type BinderPatch,
   type BinderSummary,
   type BinderView,
+  type RipQueueResponse,
+  type UpgradesResponse,
   type CopyPlace,
   type StatsOverview,
   type StatsYear,
@@ -479,6 +481,29 @@ export class ReelshelfClient {
         overdue: options.overdue === true ? 'true' : undefined,
       },
     });
+  }
+
+  /**
+   * Films on disc with no present file, in binder/slot order, with the runtime total; `formats`
+   * (e.g. `['4K UHD']`, written as imports accept them) keeps the films whose disc to rip is one of them;
+   * `page` slices it (`total` and `total_runtime_minutes` stay the whole queue's).
+   */
+  ripQueue(
+    formats: readonly string[] = [],
+    page: { limit?: number; offset?: number } = {},
+  ): Promise<RipQueueResponse> {
+    return this.request('GET', '/api/rip-queue', {
+      query: {
+        format: formats.length === 0 ? undefined : formats.join(','),
+        limit: page.limit,
+        offset: page.offset,
+      },
+    });
+  }
+
+  /** Discs better than their best file, short rips and editions owned twice, each with its reasons. */
+  upgrades(): Promise<UpgradesResponse> {
+    return this.request('GET', '/api/upgrades');
   }
 
   /** Fetches artwork for some movies (all when none are named) and waits for the report. */

@@ -290,6 +290,51 @@ export interface LoanList {
   items: LoanView[];
 }
 
+/** One film of GET /api/rip-queue: the disc to rip (its best format) and where it stands. */
+export interface RipQueueItem {
+  copy_id: number;
+  movie_id: number;
+  title: string;
+  year: number | null;
+  format: string | null;
+  edition: string | null;
+  /** null for a disc in no binder (those come last). */
+  binder: string | null;
+  slot: string | null;
+  /** TMDb's runtime: the estimate of the work; null when not known. */
+  runtime_minutes: number | null;
+}
+
+/**
+ * GET /api/rip-queue?format=&limit=&offset=: films on disc with no present file, in binder/slot
+ * order. `total` and `total_runtime_minutes` cover the whole queue (under the format filter), not
+ * only the page; without limit and offset, `items` is all of it.
+ */
+export interface RipQueueResponse {
+  items: RipQueueItem[];
+  total: number;
+  total_runtime_minutes: number;
+}
+
+/** Why a film is on the upgrades list (docs/collector.md "Upgrades"). */
+export type UpgradeReasonCode =
+  'uhd_disc_hd_file' | 'bluray_disc_dvd_file' | 'hdr_disc_sdr_file' | 'file_short' | 'duplicate_edition';
+
+export interface UpgradeItem {
+  movie_id: number;
+  title: string;
+  /** The disc the first reason is about. */
+  copy_id?: number;
+  /** The file the first file reason is about. */
+  file_id?: number;
+  reasons: { code: UpgradeReasonCode; message: string }[];
+}
+
+/** GET /api/upgrades: owned discs better than the best file, short rips, doubles; by title. */
+export interface UpgradesResponse {
+  items: UpgradeItem[];
+}
+
 /** A copy's place after PATCH /api/physical-copies/{id} or POST /api/physical-copies/swap. */
 export interface CopyPlace {
   id: number;

@@ -31,6 +31,7 @@ import { registerBinderRoutes } from './routes/binders.routes.ts';
 import { registerStatsRoutes } from './routes/stats.routes.ts';
 import { registerWishRoutes } from './routes/wishes.routes.ts';
 import { registerLoanRoutes } from './routes/loans.routes.ts';
+import { registerShelfReportRoutes } from './routes/shelf-reports.routes.ts';
 import { registerSystemRoutes } from './routes/system.routes.ts';
 import { hostname } from 'node:os';
 import { isJellyfinUrl, jellyfinPrincipal, rewriteJellyfinUrl } from './jellyfin/credentials.ts';
@@ -281,6 +282,7 @@ export function buildHttpApp(services: Services, options: HttpOptions): FastifyI
     registerStatsRoutes(api, services.stats);
     registerWishRoutes(api, services.wishes);
     registerLoanRoutes(api, services.loans, services.visibility);
+    registerShelfReportRoutes(api, services.shelfReports, services.visibility);
     registerImportExportRoutes(api, services.importExport);
     registerJobRoutes(api, services.jobViews);
     registerTrickplayJobRoutes(api, services.trickplayJobs);

@@ -100,6 +100,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /loans': 'read',
   'POST /loans/lend': 'admin',
   'POST /loans/return': 'admin',
+  // Rip queue and upgrades (issue 27): reads through the person's visibility.
+  'GET /api/rip-queue': 'read',
+  'GET /api/upgrades': 'read',
+  'GET /rip-queue': 'read',
+  'GET /upgrades': 'read',
   'GET /artwork/:movieId/:kind': 'read',
   // The Jellyfin facade's browsing (its token: a device session of the person).
   'GET /jellyfin/userviews': 'read',

@@ -4,16 +4,19 @@
 import type { Clock } from '../adapters/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Providers } from '../providers/index.ts';
+import { CollectorRepository } from '../repositories/collector.repository.ts';
 import { LoanRepository } from '../repositories/loan.repository.ts';
 import { kyselyUnitOfWork } from '../repositories/unit-of-work.ts';
 import { WishRepository } from '../repositories/wish.repository.ts';
 import { LoanService } from '../services/collector/loan.service.ts';
+import { ShelfReportService } from '../services/collector/shelf-reports.service.ts';
+import { UpgradeFileFacts } from '../services/collector/upgrade-file-facts.ts';
 import { tmdbPort } from '../services/metadata/provider-adapters.ts';
 import { WishService } from '../services/collector/wish.service.ts';
 import { type BinderService, buildBinders } from './binders.ts';
 import { type StatsService, type StatsWiringDeps, buildStats } from './stats.ts';
 
-export type { BinderService, LoanService, StatsService, WishService };
+export type { BinderService, LoanService, ShelfReportService, StatsService, WishService };
 
 /** The collector services every surface (API, pages) reads. */
 export interface CollectorServices {
@@ -24,6 +27,8 @@ export interface CollectorServices {
   wishes: WishService;
   /** /stats and "your year" (issue 27 item 6). */
   stats: StatsService;
+  /** GET /api/rip-queue and GET /api/upgrades: reads over the discs and the files. */
+  shelfReports: ShelfReportService;
 }
 
 /** What the collector services need from the rest of the composition root. */
@@ -41,6 +46,7 @@ export function buildCollector(db: Db, deps: CollectorDeps): CollectorServices {
       clock: deps.clock,
     }),
     stats: buildStats(db, deps),
+    shelfReports: buildShelfReports(db),
   };
 }
 
@@ -54,4 +60,9 @@ function buildLoans(db: Db, clock: Clock): LoanService {
     store: kyselyUnitOfWork(db, (trx) => ({ loans: new LoanRepository(trx) }), { exclusive: 'loans' }),
     clock,
   });
+}
+
+function buildShelfReports(db: Db): ShelfReportService {
+  const reads = new CollectorRepository(db);
+  return new ShelfReportService(reads, new UpgradeFileFacts(reads));
 }

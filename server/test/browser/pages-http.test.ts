@@ -87,7 +87,7 @@ describe('page helpers', () => {
       ...extra,
     });
     const library: LibraryResponse = {
-      contract_version: '1.1.0-loans',
+      contract_version: '1.1.0',
       items: [
         item(1, 'Amélie', { year: 2001, cast_names: ['Audrey Tautou'] }),
         item(2, 'Brazil', { year: 1985, director_names: ['Terry Gilliam'], badge: 'playable' }),

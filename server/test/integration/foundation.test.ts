@@ -35,11 +35,11 @@ describe('foundation: server, auth, contract, movies, /library', () => {
     assert.equal(res.status, 200);
     const body = (await res.json()) as Record<string, unknown>;
     assert.equal(body.status, 'ok');
-    assert.equal(body.contract_version, '1.1.0-loans');
+    assert.equal(body.contract_version, '1.1.0');
     assert.equal(body.contract_hash, CONTRACT_HASH);
     assert.equal(typeof (body.ffmpeg as { available: boolean }).available, 'boolean');
     assert.ok(Array.isArray(body.warnings));
-    assert.equal(res.headers.get('x-contract-version'), '1.1.0-loans');
+    assert.equal(res.headers.get('x-contract-version'), '1.1.0');
     assert.equal(res.headers.get('x-contract-hash'), CONTRACT_HASH);
   });
 
@@ -211,7 +211,7 @@ describe('foundation: server, auth, contract, movies, /library', () => {
       const check = contract.validate('libraryResponse', body);
       assert.ok(check.ok, check.ok ? '' : check.errors.join('\n'));
       if (!check.ok) continue;
-      assert.equal(check.value.contract_version, '1.1.0-loans');
+      assert.equal(check.value.contract_version, '1.1.0');
       assert.equal(check.value.device, device);
       const matrix = check.value.items.find((i) => i.title === 'The Matrix');
       assert.equal(matrix?.badge, 'on_disc');

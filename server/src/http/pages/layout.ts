@@ -10,6 +10,8 @@ export const NAV_LINKS: readonly { href: string; label: string; id: string }[] =
   { href: '/stats', label: 'Stats', id: 'stats' },
   { href: '/wishes', label: 'Wish list', id: 'wishes' },
   { href: '/loans', label: 'Loans', id: 'loans' },
+  { href: '/rip-queue', label: 'Rip queue', id: 'rip-queue' },
+  { href: '/upgrades', label: 'Upgrades', id: 'upgrades' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];

@@ -18,6 +18,7 @@ import { registerBinderPages } from './binders.page.ts';
 import { registerStatsPages } from './stats.page.ts';
 import { registerWishPages } from './wishes.page.ts';
 import { registerLoanPages } from './loans.page.ts';
+import { registerShelfReportPages } from './shelf-reports.page.ts';
 import { prefersHtml } from './accept.ts';
 import { type Html, html } from './html.ts';
 import { layout } from './layout.ts';
@@ -60,6 +61,7 @@ export type PageServices = Pick<
   | 'stats'
   | 'wishes'
   | 'loans'
+  | 'shelfReports'
 >;
 
 /** The device the pages show playback for, remembered between pages (not a secret). */
@@ -501,6 +503,7 @@ export class Pages {
       registerStatsPages(scope, this, this.services);
       registerWishPages(scope, this, this.services);
       registerLoanPages(scope, this, this.services);
+      registerShelfReportPages(scope, this, this.services);
 
       scope.get<{ Params: { id: string } }>('/movie/:id', (request, reply) => this.movie(request, reply));
 
