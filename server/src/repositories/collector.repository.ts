@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import type { RipCandidate } from '../domain/collector/rip-queue.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { movieVisible } from './visibility.repository.ts';
+import { filmHasPresentFile } from './rip-queue.predicate.ts';
 
 /** A disc of a film, with what the upgrades compare against its files. */
 export interface UpgradeCopyRow {
@@ -54,16 +55,8 @@ export class CollectorRepository {
         'm.runtime_minutes',
       ])
       .where(movieVisible(filter, 'm.certification'))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('media_files as f')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('f.movie_id', '=', 'm.id')
-              .where('f.status', '=', 'present'),
-          ),
-        ),
-      )
+      // The rip queue's rule, shared with /stats' chart (rip-queue.predicate.ts): the copy is a disc.
+      .where(({ not }) => not(filmHasPresentFile('m.id')))
       .execute();
     return rows.map((r) => ({ ...r, slot: r.binder === null ? null : r.slot }));
   }

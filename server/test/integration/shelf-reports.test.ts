@@ -186,6 +186,9 @@ describe('rip queue and upgrades', () => {
     );
     assert.equal(q.total_runtime_minutes, 405);
     assert.equal(q.total, 5);
+    // /stats reads the same rule (rip-queue.predicate.ts): its "on disc only" films are this queue.
+    const stats = await json<{ films_by_files: { disc_only: number } }>(await server.api('/api/stats'));
+    assert.equal(stats.films_by_files.disc_only, q.total);
     assert.deepEqual(q.items[0], {
       copy_id: copyIds.get('Queue Four')?.[0],
       movie_id: movieIds.get('Queue Four'),
