@@ -1,20 +1,47 @@
 import type { PhysicalCopyInfo } from '@reelshelf/contract';
 import { type Html, html, raw } from './html.ts';
 
+type NavLink = { href: string; label: string; id: string };
+
+/**
+ * The collector's pages (issue 27): one entry, "Shelf", in the main navigation, and their own row
+ * under it while one of them is open. Thirteen links in one row wrapped the header onto three
+ * lines at 1920 px.
+ */
+export const SHELF_LINKS: readonly NavLink[] = [
+  { href: '/binders', label: 'Binders', id: 'binders' },
+  { href: '/loans', label: 'Loans', id: 'loans' },
+  { href: '/wishes', label: 'Wish list', id: 'wishes' },
+  { href: '/rip-queue', label: 'Rip queue', id: 'rip-queue' },
+  { href: '/upgrades', label: 'Upgrades', id: 'upgrades' },
+  { href: '/stats', label: 'Stats', id: 'stats' },
+];
+
 /** The navigation of every signed-in page. Another page (e.g. Import) adds its entry here. */
-export const NAV_LINKS: readonly { href: string; label: string; id: string }[] = [
+export const NAV_LINKS: readonly NavLink[] = [
   { href: '/library', label: 'Library', id: 'library' },
   { href: '/scan', label: 'Scan folders', id: 'scan' },
   { href: '/import', label: 'Import', id: 'import' },
-  { href: '/binders', label: 'Binders', id: 'binders' },
-  { href: '/stats', label: 'Stats', id: 'stats' },
-  { href: '/wishes', label: 'Wish list', id: 'wishes' },
-  { href: '/loans', label: 'Loans', id: 'loans' },
-  { href: '/rip-queue', label: 'Rip queue', id: 'rip-queue' },
-  { href: '/upgrades', label: 'Upgrades', id: 'upgrades' },
+  { href: '/binders', label: 'Shelf', id: 'shelf' },
   { href: '/history', label: 'History', id: 'history' },
   { href: '/now-playing', label: 'Now playing', id: 'now-playing' },
 ];
+
+/** One navigation row; `page` is the open page's link, `section` the link of its section. */
+function navList(links: readonly NavLink[], page: string | undefined, section: string | null): Html {
+  return html`<ul>
+    ${links.map(
+      (l) =>
+        html`<li>
+          <a
+            href="${l.href}"
+            ${l.id === page ? raw('aria-current="page"') : l.id === section ? raw('aria-current="true"') : null}
+            >${l.label}</a
+          >
+        </li>`,
+    )}
+  </ul>`;
+}
 
 export interface LayoutOptions {
   title: string;
@@ -35,6 +62,7 @@ export interface LayoutOptions {
 /** The HTML document around every page: language, viewport, CSRF meta tag, navigation. */
 export function layout(options: LayoutOptions): string {
   const { csrf, person } = options;
+  const inShelf = SHELF_LINKS.some((l) => l.id === options.current);
   const links = [
     ...NAV_LINKS,
     { href: '/who', label: 'Who’s watching', id: 'who' },
@@ -45,23 +73,13 @@ export function layout(options: LayoutOptions): string {
       ? null
       : html`<header class="site-header">
           <a class="brand" href="/library">reelshelf</a>
-          <nav aria-label="Main">
-            <ul>
-              ${links.map(
-                (l) =>
-                  html`<li>
-                    <a href="${l.href}" ${l.id === options.current ? raw('aria-current="page"') : null}
-                      >${l.label}</a
-                    >
-                  </li>`,
-              )}
-            </ul>
-          </nav>
+          <nav aria-label="Main">${navList(links, options.current, inShelf ? 'shelf' : null)}</nav>
           ${person === undefined ? null : html`<span class="person">${person.name}</span>`}
           <form class="sign-out" method="post" action="/sign-out">
             <input type="hidden" name="_csrf" value="${csrf}" />
             <button type="submit" class="button-secondary">Sign out</button>
           </form>
+          ${inShelf ? html`<nav class="sub-nav" aria-label="Shelf">${navList(SHELF_LINKS, options.current, null)}</nav>` : null}
         </header>`;
   const doc = html`<!doctype html>
     <html lang="en">
