@@ -1,3 +1,4 @@
+import type { LoanView } from '@reelshelf/contract';
 import { type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
@@ -5,19 +6,7 @@ import { AppError } from '../errors.ts';
 import { movieVisible } from './visibility.repository.ts';
 
 /** A loan with the disc and film it is of, as GET /api/loans lists it (before `overdue`). */
-export interface LoanRow {
-  id: number;
-  copy_id: number;
-  movie_id: number;
-  title: string;
-  format: string | null;
-  binder: string | null;
-  slot: string | null;
-  to: string;
-  lent_at: string;
-  due: string | null;
-  returned_at: string | null;
-}
+export type LoanRow = Omit<LoanView, 'overdue'>;
 
 /** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
 function isUniqueViolation(err: unknown): boolean {

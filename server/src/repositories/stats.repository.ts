@@ -4,6 +4,7 @@ import type { CertificationFilter } from '../domain/people/visibility.ts';
 import type { RipQueueGroup } from '../domain/stats/rip-queue-series.ts';
 import { filmHasDisc, filmHasPresentFile } from './rip-queue.predicate.ts';
 import { movieVisible } from './visibility.repository.ts';
+import type { PlayedFilm } from '../domain/stats/your-year.ts';
 
 export interface CountRow {
   key: string | null;
@@ -18,15 +19,7 @@ export interface RootSpaceRow {
 }
 
 /** A film a person played in a year: their plays of it, the first and last start, time watched. */
-export interface YearFilmRow {
-  movie_id: number | null;
-  title: string;
-  genres_json: string | null;
-  plays: number;
-  first_at: string;
-  last_at: string;
-  seconds: number;
-}
+export type YearFilmRow = PlayedFilm;
 
 export interface YearMonthRow {
   /** `01`…`12`. */

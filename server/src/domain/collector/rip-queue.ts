@@ -1,28 +1,16 @@
+import type { RipQueueItem, RipQueueResponse } from '@reelshelf/contract';
 import { slotNumber } from '../binders.ts';
 
-/** A disc of a film that has no present media file (what the repository reads). */
-export interface RipCandidate {
-  copy_id: number;
-  movie_id: number;
-  title: string;
-  year: number | null;
-  /** One of the normalised disc formats (DISC_FORMATS), or null when the copy does not say. */
-  format: string | null;
-  edition: string | null;
-  binder: string | null;
-  slot: string | null;
-  runtime_minutes: number | null;
-}
+/**
+ * A disc of a film that has no present media file (what the repository reads): the rip queue's item
+ * shape; `format` is one of the normalised disc formats (DISC_FORMATS), or null when the copy does not say.
+ */
+export type RipCandidate = RipQueueItem;
 
-export type RipQueueItem = RipCandidate;
+export type { RipQueueItem };
 
-export interface RipQueue {
-  items: RipQueueItem[];
-  /** How many films are on the queue (the items of every page). */
-  total: number;
-  /** The sum of the items' TMDb runtimes (an item with no runtime adds nothing). */
-  total_runtime_minutes: number;
-}
+/** The queue (or a page of it) with the whole queue's totals: GET /api/rip-queue's answer. */
+export type RipQueue = RipQueueResponse;
 
 /**
  * Which disc of a film to rip when it has several: the best picture first (a 4K disc makes the

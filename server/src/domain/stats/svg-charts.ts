@@ -6,6 +6,7 @@
  * never told by colour alone). Each chart is an `img` with a <title> and a <desc> that says the
  * figures in words for screen readers.
  */
+import { escapeXml } from '../xml-text.ts';
 
 /** Colours at ≥ 3:1 against the page's dark surface (#1c2128) and against white (print, light theme). */
 export const PALETTE = ['#3b82f6', '#e8590c', '#2f9e44', '#9c36b5', '#868e96', '#e03131'] as const;
@@ -38,19 +39,6 @@ export interface StackedRow {
 const WIDTH = 900;
 const FONT = 22;
 const SMALL = 20;
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Text for SVG content or a quoted attribute. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 /** A number as an attribute: at most one decimal, no `-0`. */
 function n(value: number): string {

@@ -5,18 +5,9 @@ import type { BinderSummary, BinderView, SlotCopy } from '../../services/collect
 import { principalOf } from '../principal.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
+import { csrfInput, formField as field } from './forms.ts';
 
 type BinderPageServices = Pick<Services, 'binders' | 'visibility'>;
-
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
-}
 
 const binderHref = (name: string): string => `/binders/${encodeURIComponent(name)}`;
 

@@ -5,18 +5,9 @@ import type { Services } from '../../services/index.ts';
 import { principalOf } from '../principal.ts';
 import { type Html, html } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
+import { csrfInput, formField as field } from './forms.ts';
 
 type LoanPageServices = Pick<Services, 'loans' | 'visibility'>;
-
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
-}
 
 /** "Binder A · slot 3 · Blu-ray" of the loan's disc. */
 export function loanPlace(loan: LoanView): string {

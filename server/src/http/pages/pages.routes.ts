@@ -38,6 +38,7 @@ import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
 import { continueRow, historyPage, nowPlayingPage } from './plays.page.ts';
 import { sendBytes } from '../stream-response.ts';
+import { formField as field } from './forms.ts';
 
 /** What the pages read and do: the same services the API uses. */
 export type PageServices = Pick<
@@ -142,12 +143,6 @@ export function isPageRequest(request: FastifyRequest): boolean {
       path.startsWith('/people/') ||
       path.startsWith('/now-playing/'))
   );
-}
-
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
 }
 
 function positiveId(value: unknown): number | null {

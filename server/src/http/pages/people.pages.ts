@@ -11,6 +11,7 @@ import { type Html, html, raw } from './html.ts';
 import { dlnaSection } from './dlna.page.ts';
 import { nodesSection } from './nodes.page.ts';
 import type { DlnaStatus } from '../../services/dlna/dlna-services.ts';
+import { csrfInput, formField as field } from './forms.ts';
 
 /** What the people pages need of the page renderer (Pages in pages.routes.ts). */
 export interface PageRenderer {
@@ -24,12 +25,6 @@ export interface PageRenderer {
 
 type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys' | 'dlna' | 'nodes'>;
 
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
-}
-
 function positiveId(value: string): number | null {
   if (!/^\d{1,10}$/.test(value)) return null;
   const n = Number(value);
@@ -40,10 +35,6 @@ function positiveId(value: string): number | null {
 function refusal(err: unknown): { message: string; status: number } {
   if (!(err instanceof AppError) || err.status >= 500) throw err;
   return { message: err.hint === undefined ? err.message : `${err.message} ${err.hint}`, status: err.status };
-}
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
 }
 
 /** "Who's watching?": the household's profiles; a click (and a PIN where set) switches the session. */

@@ -5,18 +5,11 @@ import type { Wish, WishInput } from '../../services/collector/wish.service.ts';
 import { principalOf } from '../principal.ts';
 import { type Html, html } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
+import { csrfInput, formField } from './forms.ts';
 
 type WishPageServices = Pick<Services, 'wishes'>;
 
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
-}
+const field = (body: unknown, name: string): string => formField(body, name).trim();
 
 /** A whole number in range from a form field; null when empty. */
 function whole(raw: string, what: string, min: number, max: number): number | null {
