@@ -65,7 +65,7 @@ describe('ReelshelfClient against a live server', () => {
     await assert.rejects(stale.health(), (err: unknown) => {
       assert.ok(err instanceof ContractMismatchError);
       assert.equal(err.serverHash, CONTRACT_HASH);
-      assert.match(err.message, /client 1\.0\.3 \(aaaaaaaaaaaa…\) vs server 1\.0\.3/);
+      assert.match(err.message, /client 1\.1\.0 \(aaaaaaaaaaaa…\) vs server 1\.1\.0/);
       return true;
     });
   });

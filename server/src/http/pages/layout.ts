@@ -29,17 +29,10 @@ export const NAV_LINKS: readonly NavLink[] = [
 
 /** One navigation row; `page` is the open page's link, `section` the link of its section. */
 function navList(links: readonly NavLink[], page: string | undefined, section: string | null): Html {
+  const current = (id: string): Html | null =>
+    id === page ? raw('aria-current="page"') : id === section ? raw('aria-current="true"') : null;
   return html`<ul>
-    ${links.map(
-      (l) =>
-        html`<li>
-          <a
-            href="${l.href}"
-            ${l.id === page ? raw('aria-current="page"') : l.id === section ? raw('aria-current="true"') : null}
-            >${l.label}</a
-          >
-        </li>`,
-    )}
+    ${links.map((l) => html`<li><a href="${l.href}" ${current(l.id)}>${l.label}</a></li>`)}
   </ul>`;
 }
 
