@@ -303,6 +303,8 @@ export interface RipQueueItem {
   slot: string | null;
   /** TMDb's runtime: the estimate of the work; null when not known. */
   runtime_minutes: number | null;
+  /** The disc is lent out (an open loan): it cannot be ripped until it is back. */
+  on_loan: boolean;
 }
 
 /**

@@ -43,7 +43,11 @@ export class CollectorRepository {
       .innerJoin('movies as m', 'm.id', 'pc.movie_id')
       .leftJoin('disc_editions as e', 'e.id', 'pc.edition_id')
       .leftJoin('binders as b', 'b.id', 'pc.binder_id')
+      .leftJoin('loans as l', (j) =>
+        j.onRef('l.physical_copy_id', '=', 'pc.id').on('l.returned_at', 'is', null),
+      )
       .select([
+        'l.id as loan_id',
         'pc.id as copy_id',
         'pc.movie_id',
         'm.title',
@@ -58,7 +62,11 @@ export class CollectorRepository {
       // The rip queue's rule, shared with /stats' chart (rip-queue.predicate.ts): the copy is a disc.
       .where(({ not }) => not(filmHasPresentFile('m.id')))
       .execute();
-    return rows.map((r) => ({ ...r, slot: r.binder === null ? null : r.slot }));
+    return rows.map(({ loan_id, ...r }) => ({
+      ...r,
+      slot: r.binder === null ? null : r.slot,
+      on_loan: loan_id !== null,
+    }));
   }
 
   /**

@@ -199,6 +199,7 @@ describe('rip queue and upgrades', () => {
       binder: 'A',
       slot: '1',
       runtime_minutes: 120,
+      on_loan: false,
     });
     assert.equal(q.items[1]?.edition, 'Steelbook');
   });
@@ -240,6 +241,40 @@ describe('rip queue and upgrades', () => {
       ['Queue Four', 'Double', 'Queue Pocket', 'Gone File'],
     );
     assert.equal(q.total_runtime_minutes, 305);
+  });
+
+  it('a disc lent out says so on the rip queue, its binder slot and the loans list, until it is back', async () => {
+    const copy = copyIds.get('Queue Four')?.[0];
+    await json(await server.api(`/api/physical-copies/${copy}/loan`, jsonBody('POST', { to: 'Ana' })), 201);
+    const out = await ripQueue();
+    assert.deepEqual(
+      out.items.map((i) => `${i.title} ${i.on_loan}`),
+      ['Queue Four true', 'Double false', 'Queue Pocket false', 'Gone File false'],
+      'still on the queue (the film has no file), marked as out',
+    );
+    const loans = await json<{ items: { copy_id: number; to: string; title: string }[] }>(
+      await server.api('/api/loans'),
+    );
+    assert.deepEqual(
+      loans.items.map((l) => [l.copy_id, l.to, l.title]),
+      [[copy, 'Ana', 'Queue Four']],
+    );
+    const binder = await json<{ pages: { slots: { slot: string; copy: { on_loan: boolean } | null }[] }[] }>(
+      await server.api('/api/binders/A'),
+    );
+    assert.equal(binder.pages[0]?.slots.find((x) => x.slot === '1')?.copy?.on_loan, true);
+    const page = await (await server.api('/rip-queue', { headers: { accept: 'text/html' } })).text();
+    const row = (html: string, id: number | undefined) => {
+      assert.ok(html.includes(`data-copy="${id}"`), `a row for copy ${id}`);
+      return html.slice(
+        html.indexOf(`data-copy="${id}"`),
+        html.indexOf('</tr>', html.indexOf(`data-copy="${id}"`)),
+      );
+    };
+    assert.match(row(page, copy), /On loan/);
+    assert.doesNotMatch(row(page, out.items[1]?.copy_id), /On loan/);
+    await json(await server.api(`/api/physical-copies/${copy}/loan`, { method: 'DELETE' }));
+    assert.equal((await ripQueue()).items[0]?.on_loan, false);
   });
 
   it('upgrades: each reason from the files’ real resolution, HDR and duration, and the double', async () => {

@@ -28,6 +28,7 @@ function disc(
     edition: null,
     binder,
     slot,
+    on_loan: false,
     runtime_minutes: runtime,
   };
 }

@@ -99,7 +99,10 @@ function ripQueuePage(
                     <td>
                       <a href="/movie/${i.movie_id}">${i.title}</a>${i.year === null ? '' : ` (${i.year})`}
                     </td>
-                    <td>${[i.format, i.edition].filter((p) => p !== null && p !== '').join(' · ')}</td>
+                    <td>
+                      ${[i.format, i.edition].filter((p) => p !== null && p !== '').join(' · ')}
+                      ${i.on_loan ? html`<a class="rip-loan" href="/loans">On loan</a>` : null}
+                    </td>
                     <td class="num">${formatMinutes(i.runtime_minutes) ?? '—'}</td>
                   </tr>`,
               )}
