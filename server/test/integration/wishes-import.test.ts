@@ -138,5 +138,18 @@ describe('wishes from imports', () => {
     assert.deepEqual(await wishes(t), []);
     const json = await t.api('/api/import?into=wishes', jsonBody('POST', { format_version: 1, movies: [] }));
     assert.equal(json.status, 400);
+    // An uploaded file whose type says nothing, but whose text is a JSON export: refused the same,
+    // and nothing of it written (it once went in as a library import, wishes ignored).
+    const exported = JSON.stringify({ format_version: 1, movies: [{ title: 'Uploaded Json', year: 2001 }] });
+    const form = new FormData();
+    form.append('file', new Blob([exported], { type: 'application/octet-stream' }), 'library-export');
+    const before = await movieCount(t);
+    const upload = await t.api('/api/import?into=wishes', { method: 'POST', body: form });
+    assert.equal(upload.status, 400);
+    const refusal = (await upload.json()) as { error: string; field: string; message: string };
+    assert.equal(refusal.error, 'validation_failed');
+    assert.equal(refusal.field, 'into');
+    assert.equal(await movieCount(t), before);
+    assert.deepEqual(await wishes(t), []);
   });
 });

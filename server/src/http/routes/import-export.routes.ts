@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { ExportFormat } from '@reelshelf/contract';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { declaredLength } from '../plugins/refused-body.ts';
 import type { ImportExportService } from '../../services/import/import-export.service.ts';
@@ -27,6 +27,18 @@ const exportQuery = {
   additionalProperties: false,
   properties: { format: { type: 'string', enum: ['json', 'csv', 'letterboxd'], default: 'json' } },
 } as const;
+
+/** An export as a download that no cache keeps (it holds the library, or a person's history). */
+function sendDownload(
+  reply: FastifyReply,
+  out: { contentType: string; filename: string; body: string | Buffer },
+): FastifyReply {
+  return reply
+    .type(out.contentType)
+    .header('content-disposition', `attachment; filename="${out.filename}"`)
+    .header('cache-control', 'no-store')
+    .send(out.body);
+}
 
 const ACCEPTED = 'Send text/csv, application/json (a reelshelf export) or multipart/form-data with one file.';
 
@@ -126,22 +138,12 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
         // A document's watch state becomes the importing person's.
         const { dry_run: dryRun, into } = request.query;
         const options = { dryRun, userId: principalOf(request).userId, into };
-        const wishesFromCsvOnly = () => {
-          if (into !== 'wishes') return;
-          throw new AppError('validation_failed', {
-            message:
-              'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
-            extra: { field: 'into' },
-          });
-        };
         if (request.isMultipart()) {
           const upload = await readUpload(request);
-          if (upload.kind === 'json') wishesFromCsvOnly();
           return service.importFile(upload.bytes, upload.kind, options);
         }
         const body: unknown = request.body;
         if (Buffer.isBuffer(body)) return service.importCsv(body, options);
-        wishesFromCsvOnly();
         if (body === undefined) {
           throw new AppError('validation_failed', { message: 'The request has no body.', hint: ACCEPTED });
         }
@@ -156,11 +158,7 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
         // With the exporting person's watch state (and, for Letterboxd, through their content limit).
         const { userId, limit } = principalOf(request);
         const out = await service.export(request.query.format, userId, limit);
-        return reply
-          .type(out.contentType)
-          .header('content-disposition', `attachment; filename="${out.filename}"`)
-          .header('cache-control', 'no-store')
-          .send(out.body);
+        return sendDownload(reply, out);
       },
     );
 
@@ -169,11 +167,7 @@ export function registerImportExportRoutes(app: FastifyInstance, service: Import
     scope.get('/api/export/letterboxd', async (request, reply) => {
       const { userId, limit } = principalOf(request);
       const out = await service.export('letterboxd', userId, limit);
-      return reply
-        .type(out.contentType)
-        .header('content-disposition', `attachment; filename="${out.filename}"`)
-        .header('cache-control', 'no-store')
-        .send(out.body);
+      return sendDownload(reply, out);
     });
   });
 }

@@ -144,6 +144,14 @@ export class ImportExportService {
 
   /** Our JSON export (format_version 1), already parsed. */
   async importJson(value: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+    if (options.into === 'wishes') {
+      // However the JSON came (a body, an upload of any name, the CLI): a document is a library.
+      throw new AppError('validation_failed', {
+        message:
+          'into=wishes takes a CSV (a Letterboxd watchlist.csv, a CLZ export); a JSON export carries its own wishes.',
+        extra: { field: 'into' },
+      });
+    }
     const checked = validateLibraryExport(value);
     if (!checked.ok) throw importInvalid(checked.errors, []);
     const wishes = wishesFromDocument(checked.value);
