@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql } from 'kysely';
-import { request } from 'undici';
 import type { Db } from '../server/src/db/database.ts';
-import { createServer } from '../server/src/server.ts';
-import { type BenchEngine, benchConfig, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import {
+  type BenchEngine,
+  type BenchTarget,
+  benchEngines,
+  recordFigure,
+  seededBenchServer,
+  timedGet,
+} from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
@@ -13,35 +14,15 @@ const MOVIES = 10_000;
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 30 : 120;
 
-interface Target {
-  engine: BenchEngine;
-  url: string;
-  auth: Record<string, string>;
-  close(): Promise<void>;
-}
-
 /**
  * A server on a new database of `engine` with 10,000 movies, each a disc in one of 100 binders of
  * 100, every other one with a file.
  */
-async function seededTarget(engine: BenchEngine): Promise<Target> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
-  const config = benchConfig(await benchDatabaseUrl(engine, dataDir), dataDir);
-  const server = await createServer(config);
-  const close = async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
+function seededTarget(engine: BenchEngine): Promise<BenchTarget> {
+  return seededBenchServer(engine, async (server) => {
     await seedMoviesWithCopies(server.database.db, MOVIES);
     await seedRippedFiles(server.database.db);
-    if (engine === 'postgres') await sql`analyze`.execute(server.database.db);
-    const url = await server.listen();
-    return { engine, url, auth: { authorization: `Bearer ${server.apiToken}` }, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  });
 }
 
 /** A capability record as the analysis stores it (~3 KB: HEVC video, six audio, twelve subtitle tracks). */
@@ -127,21 +108,13 @@ export async function seedRippedFiles(db: Db): Promise<void> {
 }
 
 /** One request's time to its last byte. */
-async function timed(target: Target, path: string, accept: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await request(`${target.url}${path}`, { headers: { ...target.auth, accept } });
-  await res.body.arrayBuffer();
-  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
-  return performance.now() - t0;
-}
-
 /**
  * `/binders/{name}` (a binder of 100 discs: 13 pages of 8) as a page and as JSON, and the binder
  * list, at 10,000 movies over real HTTP (issue 27: the page < 100 ms). Requests alternate between
  * the engines, the first of each pair taking turns.
  */
 export async function benchBinders(): Promise<void> {
-  const targets: Target[] = [];
+  const targets: BenchTarget[] = [];
   try {
     for (const engine of benchEngines()) targets.push(await seededTarget(engine));
     const figures: [figure: string, path: string, accept: string][] = [
@@ -157,11 +130,11 @@ export async function benchBinders(): Promise<void> {
       ['/upgrades page', '/upgrades', 'text/html'],
     ];
     for (const [figure, path, accept] of figures) {
-      for (const t of targets) await timed(t, path, accept); // warm: prepared statements, caches
+      for (const t of targets) await timedGet(t, path, accept); // warm: prepared statements, caches
       const samples = new Map(targets.map((t) => [t, [] as number[]]));
       for (let run = 0; run < RUNS; run++) {
         const order = run % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) samples.get(t)?.push(await timed(t, path, accept));
+        for (const t of order) samples.get(t)?.push(await timedGet(t, path, accept));
       }
       console.log(`${figure}:`);
       for (const [t, list] of samples) {

@@ -3,9 +3,14 @@
 // each"). SQLite always; PostgreSQL on a throwaway cluster (scripts/test-postgres.mjs) when its
 // server binaries are installed, started once per bench run. `--engine=sqlite|postgres` picks one.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
+import { request } from 'undici';
 import pg from 'pg';
 import { type Config, loadConfig } from '../server/src/config.ts';
+import { type ReelshelfServer, createServer } from '../server/src/server.ts';
 import { findPostgresBin, startTestPostgres } from '../scripts/test-postgres.mjs';
 
 export type BenchEngine = 'sqlite' | 'postgres';
@@ -98,4 +103,48 @@ export function printEngineComparison(): void {
       `  ${r.bench} · ${r.figure}: SQLite ${r.sqlite.toFixed(1)} ms, PostgreSQL ${r.postgres.toFixed(1)} ms — ${ratio.toFixed(2)}× ${ratio <= 2 ? '✓' : '✗'}`,
     );
   }
+}
+
+/** A seeded server of one engine, listening on loopback, as the HTTP benches time it. */
+export interface BenchTarget {
+  engine: BenchEngine;
+  url: string;
+  auth: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A server on a new database of `engine` in a new data dir, seeded by `seed` before it listens and
+ * then ANALYZEd on PostgreSQL: the seed writes its rows behind the server's back in seconds, and a
+ * library in use has had them counted by autovacuum within a minute, so PostgreSQL plans as it
+ * would for every request but the first minute's. On any failure the server and dir are removed.
+ */
+export async function seededBenchServer(
+  engine: BenchEngine,
+  seed: (server: ReelshelfServer, dataDir: string) => Promise<void>,
+): Promise<BenchTarget> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
+  const server = await createServer(benchConfig(await benchDatabaseUrl(engine, dataDir), dataDir));
+  const close = async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await seed(server, dataDir);
+    if (engine === 'postgres') await sql`analyze`.execute(server.database.db);
+    const url = await server.listen();
+    return { engine, url, auth: { authorization: `Bearer ${server.apiToken}` }, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** One GET over real HTTP, the body read to its end, in ms; anything but 200 stops the bench. */
+export async function timedGet(target: BenchTarget, path: string, accept: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await request(`${target.url}${path}`, { headers: { ...target.auth, accept } });
+  await res.body.arrayBuffer();
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
+  return performance.now() - t0;
 }

@@ -1,12 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import { request } from 'undici';
 import { type OpenedDatabase, openDatabase, sqliteHandleOf } from '../server/src/db/database.ts';
 import { normalizeTitle, sortTitle } from '../server/src/domain/titles.ts';
-import { createServer } from '../server/src/server.ts';
-import { type BenchEngine, benchConfig, benchDatabaseUrl, benchEngines, recordFigure } from './engines.ts';
+import {
+  type BenchEngine,
+  type BenchTarget,
+  benchEngines,
+  recordFigure,
+  seededBenchServer,
+} from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
 import { ms, summarize } from './stats.ts';
 
@@ -282,23 +286,11 @@ export async function benchSearch(): Promise<void> {
   }
 }
 
-interface SearchTarget {
-  engine: BenchEngine;
-  url: string;
-  auth: Record<string, string>;
-  close(): Promise<void>;
-}
+type SearchTarget = BenchTarget;
 
-/** A server on a new database of `engine`, seeded, after its first search (timed). */
+/** A server on a new database of `engine`, seeded (and ANALYZEd on PostgreSQL), after its first search (timed). */
 async function seededTarget(engine: BenchEngine): Promise<SearchTarget> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'reelshelf-bench-'));
-  const config = benchConfig(await benchDatabaseUrl(engine, dataDir), dataDir);
-  const server = await createServer(config);
-  const close = async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
+  const target = await seededBenchServer(engine, async (server) => {
     const seedStart = performance.now();
     await seedMoviesWithCopies(server.database.db, MOVIES);
     console.log(`seeded ${MOVIES} movies with copies in ${ms(performance.now() - seedStart)}`);
@@ -310,25 +302,21 @@ async function seededTarget(engine: BenchEngine): Promise<SearchTarget> {
     console.log(
       `seeded ${PEOPLE} people and ${credits} credits (${MOVIES * CAST_PER_MOVIE} cast, one transaction): ${ms(withIndex)} with the search index's triggers ${engine === 'sqlite' ? 'marking the movies' : 'marking the movies and building their rows at commit'} (${each(withIndex)})${without === null ? '' : `, ${ms(without)} without them (${each(without)})`}`,
     );
-    // The seed writes 120,000 rows behind the server's back in seconds; a library in use has had
-    // them counted by autovacuum (within a minute of such a load), so PostgreSQL plans with its
-    // statistics, as it would for every search but the first minute's.
-    if (engine === 'postgres') await sql`analyze`.execute(server.database.db);
-    const url = await server.listen();
-    const auth = { authorization: `Bearer ${server.apiToken}` };
+  });
+  try {
     // SQLite: the first search rebuilds the rows of every movie the seed marked (all 10,000).
     // PostgreSQL: the seed's transactions built them as they committed (migration 0015; in the seed
     // times above), so the first search has nothing to apply.
     const cold = performance.now();
-    await (await request(`${url}/api/movies?q=dicaprio`, { headers: auth })).body.arrayBuffer();
+    await (await request(`${target.url}/api/movies?q=dicaprio`, { headers: target.auth })).body.arrayBuffer();
     const coldMs = performance.now() - cold;
     recordFigure('search', 'first search after the seed', engine, coldMs);
     console.log(
       `first search after the seed (${engine === 'sqlite' ? `rebuilds the index rows of ${MOVIES} marked movies` : `their rows were built as the seed committed`}): ${ms(coldMs)}`,
     );
-    return { engine, url, auth, close };
+    return target;
   } catch (error) {
-    await close();
+    await target.close();
     throw error;
   }
 }
