@@ -79,6 +79,15 @@ export interface SearchOptions {
  */
 const STALE = sql<boolean>`exists (select 1 from movie_search_pending)`.as('stale');
 
+/**
+ * A page with no row carries no STALE, and marks read by a later statement would not tell whether
+ * its snapshot had any: a sync committing in between (the one an import runs after its commit, or
+ * another node's) deletes them and builds the rows the search missed, and an empty answer stood for
+ * a movie just imported (CI, PostgreSQL). So an empty page always counts as stale: the caller syncs
+ * (a one-row read when nothing is marked) and searches once more.
+ */
+const EMPTY_PAGE_STALE = true;
+
 /** `where` condition: the movie (`movieId`, a column reference) has a copy with an open loan. */
 function hasDiscOut(movieId: string): Expression<SqlBool> {
   return sql<SqlBool>`exists (select 1 from physical_copies c join loans l on l.physical_copy_id = c.id
@@ -168,7 +177,7 @@ export class MovieRepository {
         const first = ranked[0];
         if (first === undefined) {
           const total = offset === 0 ? 0 : await this.searchCount(words, { visible });
-          return { rows: [], total, stale: await this.hasPendingMarks() };
+          return { rows: [], total, stale: EMPTY_PAGE_STALE };
         }
         return {
           rows: ranked.map(({ total: _total, stale: _stale, ...row }) => row),
@@ -199,23 +208,13 @@ export class MovieRepository {
     const first = found[0];
     if (first === undefined) {
       const total = offset === 0 ? 0 : await this.searchCount(words, { visible, onLoan });
-      return { rows: [], total, stale: await this.hasPendingMarks() };
+      return { rows: [], total, stale: EMPTY_PAGE_STALE };
     }
     return {
       rows: found.map(({ total: _total, stale: _stale, ...row }) => row),
       total: Number(first.total),
       stale: Boolean(first.stale),
     };
-  }
-
-  /** Whether writes marked movies whose index rows are not rebuilt yet (syncSearchIndex rebuilds them). */
-  async hasPendingMarks(): Promise<boolean> {
-    const mark = await this.db
-      .selectFrom('movie_search_pending')
-      .select('movie_id')
-      .limit(1)
-      .executeTakeFirst();
-    return mark !== undefined;
   }
 
   /**
@@ -250,7 +249,7 @@ export class MovieRepository {
       return { ids: rows.map((r) => r.id), total: Number(first.total), stale: Boolean(first.stale) };
     }
     const total = offset === 0 ? 0 : await this.searchCount(words, options);
-    return { ids: [], total, stale: await this.hasPendingMarks() };
+    return { ids: [], total, stale: EMPTY_PAGE_STALE };
   }
 
   /**
