@@ -63,7 +63,20 @@ export const SHOWN_THROUGH: Record<
   library_roots: { table: 'media_files', key: 'library_root_id', owner: 'id', kind: 'file' },
 };
 
-const LISTED_TABLES = new Set([...Object.keys(OWNED), ...Object.keys(SHOWN_COLUMNS)]);
+/**
+ * Tables whose rows belong to a movie through a row of another table: `select owner from table where
+ * id = row.column`. A loan is listed on its copy (`physical_copies[].loan` in /library, the binder
+ * slot, the Jellyfin placeholder's overview), so it belongs to the copy's movie.
+ */
+export const OWNED_VIA: Record<string, { column: string; table: string; owner: string; kind: 'movie' }> = {
+  loans: { column: 'physical_copy_id', table: 'physical_copies', owner: 'movie_id', kind: 'movie' },
+};
+
+const LISTED_TABLES = new Set([
+  ...Object.keys(OWNED),
+  ...Object.keys(OWNED_VIA),
+  ...Object.keys(SHOWN_COLUMNS),
+]);
 
 /**
  * Tables whose rows are one person's view of an item (their watch state): a write changes only that
@@ -215,6 +228,21 @@ export class ListingWriteObserver implements KyselyPlugin {
       return { change: { movies } };
     }
     if (table === 'binders' || table === 'library_roots') return null; // nothing lists them yet
+    const via = OWNED_VIA[table];
+    if (via !== undefined) {
+      if (rows === null) return { change: ALL };
+      // An upsert updates the row it conflicts with: the same parent only when the parent is the key.
+      const conflict = (node.onConflict?.columns ?? []).map((c) => c.column.name);
+      if ((node.onConflict?.updates?.length ?? 0) > 0 && !conflict.includes(via.column))
+        return { change: ALL };
+      const parents: number[] = [];
+      for (const row of rows) {
+        const parent = row.get(via.column);
+        if (typeof parent === 'number') parents.push(parent);
+        else if (parent !== null) return { change: ALL };
+      }
+      return { change: { movies: this.owners(via, parents) } };
+    }
     const owned = OWNED[table];
     if (owned === undefined || rows === null) return { change: ALL };
     if (node.onConflict?.updates !== undefined && node.onConflict.updates.length > 0) {
@@ -271,6 +299,8 @@ export class ListingWriteObserver implements KyselyPlugin {
       );
       return { change: through.kind === 'movie' ? { movies: owners } : { files: owners } };
     }
+    const via = OWNED_VIA[table];
+    if (via !== undefined) return { change: this.classifyVia(table, via, keys, set) };
     const owned = OWNED[table];
     if (owned === undefined) return null;
     const kind = owned.kind === 'movie' ? 'movies' : 'files';
@@ -303,6 +333,45 @@ export class ListingWriteObserver implements KyselyPlugin {
       if (typeof to === 'number') change.movies = [to];
     }
     return { change };
+  }
+
+  /**
+   * An UPDATE or DELETE of a table owned through another (a loan, through its copy): the movies of the
+   * parents its WHERE names, looked up before it runs (a deleted row's parent is gone after), and of
+   * the parent an UPDATE moves rows to.
+   */
+  private classifyVia(
+    table: string,
+    via: (typeof OWNED_VIA)[string],
+    keys: Map<string, unknown[]>,
+    set: Map<string, OperationNode> | null,
+  ): ListingChange {
+    const parents = keys.get(via.column);
+    const ids = keys.get('id');
+    let movies: number[];
+    if (parents !== undefined) movies = this.owners(via, parents);
+    else if (ids !== undefined) {
+      movies = this.ids(
+        `select distinct t.${via.owner} as id from ${table} r join ${via.table} t on t.id = r.${via.column}
+         where r.id in (${placeholders(ids)})`,
+        ids,
+      );
+    } else return ALL;
+    const moved = set?.get(via.column);
+    if (moved !== undefined) {
+      const to = literal(moved);
+      if (typeof to !== 'number') return ALL;
+      movies = [...movies, ...this.owners(via, [to])];
+    }
+    return { movies };
+  }
+
+  /** The movies of these parent rows (a loan's copies). */
+  private owners(via: (typeof OWNED_VIA)[string], parents: readonly unknown[]): number[] {
+    return this.ids(
+      `select distinct ${via.owner} as id from ${via.table} where id in (${placeholders(parents)})`,
+      parents,
+    );
   }
 
   private ids(sql: string, params: readonly unknown[]): number[] {

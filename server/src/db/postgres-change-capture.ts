@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { OWNED, PER_USER, SHOWN_COLUMNS, SHOWN_THROUGH } from './listing-writes.ts';
+import { OWNED, OWNED_VIA, PER_USER, SHOWN_COLUMNS, SHOWN_THROUGH } from './listing-writes.ts';
 import { PEOPLE_TABLES, USE_COLUMNS } from './people-writes.ts';
 
 /** NOTIFY channel of listing changes: `{"m":[movie ids],"f":[file ids],"u":user|null}` or `{"a":true}`. */
@@ -76,6 +76,30 @@ BEGIN
 END $fn$`;
 }
 
+/**
+ * The trigger function of a table whose rows belong to a movie through another table's row (a loan,
+ * through its copy: listing-writes OWNED_VIA). A row whose parent went in the same statement (a
+ * copy's deletion cascading to its loans) finds none: the parent's own trigger announces its movie.
+ */
+function viaFunction(table: string, via: (typeof OWNED_VIA)[string]): string {
+  const column = ident(via.column);
+  const owner = `t.${ident(via.owner)}`;
+  const select = (from: string) =>
+    `SELECT array_agg(DISTINCT ${owner}) FILTER (WHERE ${owner} IS NOT NULL) INTO owners
+      FROM ${from} r JOIN ${ident(via.table)} t ON t.id = r.${column};`;
+  return `
+CREATE OR REPLACE FUNCTION ${ident(`reelshelf_listing_${table}`)}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE owners bigint[];
+BEGIN
+  IF TG_OP = 'INSERT' THEN ${select('new_rows')}
+  ELSIF TG_OP = 'DELETE' THEN ${select('old_rows')}
+  ELSE ${select(`(SELECT ${column} FROM old_rows UNION ALL SELECT ${column} FROM new_rows)`)}
+  END IF;
+  PERFORM reelshelf_notify_listing(owners, NULL, NULL);
+  RETURN NULL;
+END $fn$`;
+}
+
 /** The trigger function of a table the listing shows through other rows (a person's name…). */
 function shownFunction(table: string, columns: ReadonlySet<string>): string {
   const through = SHOWN_THROUGH[table];
@@ -145,6 +169,11 @@ function capturePlan(): CapturePlan {
     for (const event of ['INSERT', 'UPDATE', 'DELETE'] as const)
       trigger(plan, table, 'reelshelf_listing', event, `reelshelf_listing_${table}`);
   }
+  for (const [table, via] of Object.entries(OWNED_VIA)) {
+    plan.statements.push(viaFunction(table, via));
+    for (const event of ['INSERT', 'UPDATE', 'DELETE'] as const)
+      trigger(plan, table, 'reelshelf_listing', event, `reelshelf_listing_${table}`);
+  }
   for (const [table, columns] of Object.entries(SHOWN_COLUMNS)) {
     plan.statements.push(shownFunction(table, columns));
     trigger(plan, table, 'reelshelf_listing', 'UPDATE', `reelshelf_listing_${table}`);
@@ -160,7 +189,7 @@ function capturePlan(): CapturePlan {
 /**
  * The statements that make every committed write announce itself: statement-level triggers with
  * transition tables, generated from the same tables the SQLite statement observers classify by
- * (listing-writes.ts OWNED, SHOWN_COLUMNS, SHOWN_THROUGH, PER_USER; people-writes.ts), so the rule
+ * (listing-writes.ts OWNED, OWNED_VIA, SHOWN_COLUMNS, SHOWN_THROUGH, PER_USER; people-writes.ts), so the rule
  * of what a write changes lives in one place.
  */
 export function changeCaptureStatements(): string[] {

@@ -39,3 +39,39 @@ export function loanLine(loan: { to: string; lent_at: string; due: string | null
   const due = loan.due === null ? '' : ` (due ${loan.due})`;
   return `On loan to ${loan.to} since ${loan.lent_at.slice(0, 10)}${due}`;
 }
+
+/** A loan as an import compares them: who, since when, back when (null: out). */
+interface LoanKey {
+  to: string;
+  lent_at: string;
+  returned_at: string | null;
+}
+
+/**
+ * Which of a file's loans an import adds to a stored copy: those it lacks (a loan is the same loan
+ * when its borrower and start are), in the file's order, never a second open one (one loan at a time,
+ * the partial unique index `loans_one_open_per_copy`). `refused` is the file's open loan left out
+ * because the copy is out already: the import says so (a warning), it does not fail.
+ */
+export function loansToAdd<T extends LoanKey>(
+  stored: readonly LoanKey[],
+  incoming: readonly T[],
+): { add: T[]; refused: { loan: T; out: LoanKey } | null } {
+  const key = (l: LoanKey) => `${l.to}\u0000${l.lent_at}`;
+  const known = new Set(stored.map(key));
+  let out: LoanKey | undefined = stored.find((l) => l.returned_at === null);
+  const add: T[] = [];
+  let refused: { loan: T; out: LoanKey } | null = null;
+  for (const l of incoming) {
+    if (known.has(key(l))) continue;
+    if (l.returned_at === null) {
+      if (out !== undefined) {
+        refused ??= { loan: l, out };
+        continue;
+      }
+      out = l;
+    }
+    add.push(l);
+  }
+  return { add, refused };
+}

@@ -11,6 +11,7 @@ import type {
   WatchValues,
 } from '../domain/import-export/import-writer.ts';
 import type { ExportLoan } from '../domain/import-export/json-format.ts';
+import { loansToAdd } from '../domain/loans.ts';
 import { LibraryRootRepository } from './library-root.repository.ts';
 
 /** The import's writes on one Kysely transaction (or database). */
@@ -106,26 +107,14 @@ export class ImportWriteRepository implements ImportWriter {
       .select(['borrower', 'lent_at', 'returned_at'])
       .where('physical_copy_id', '=', copyId)
       .execute();
-    const known = new Set(stored.map((l) => `${l.borrower}\u0000${l.lent_at}`));
-    let out = stored.some((l) => l.returned_at === null);
-    for (const l of loans) {
-      if (known.has(`${l.to}\u0000${l.lent_at}`)) continue;
-      if (l.returned_at === null && out) continue;
-      if (l.returned_at === null) out = true;
-      await this.db
-        .insertInto('loans')
-        .values(loanValues(copyId, l, now))
-        .execute();
-    }
-    if (loans.length > 0) await this.touchCopy(copyId);
-  }
-
-  /** Tells the listing the copy's item changed (its open loan is listed; loans are not a listed table). */
-  private async touchCopy(copyId: number): Promise<void> {
+    const { add } = loansToAdd(
+      stored.map((l) => ({ to: l.borrower, lent_at: l.lent_at, returned_at: l.returned_at })),
+      loans,
+    );
+    if (add.length === 0) return;
     await this.db
-      .updateTable('physical_copies')
-      .set((eb) => ({ notes: eb.ref('notes') }))
-      .where('id', '=', copyId)
+      .insertInto('loans')
+      .values(add.map((l) => loanValues(copyId, l, now)))
       .execute();
   }
 

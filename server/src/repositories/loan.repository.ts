@@ -16,10 +16,9 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * loans (migration 0019) with their copy, film, edition and binder. Lends and returns also touch the
- * copy's row ({@link touchCopy}): what /library lists of a copy includes its open loan, and the
- * listing learns of changes from writes to the tables it lists (db/listing-writes.ts on SQLite, the
- * change-capture triggers on PostgreSQL, on every node), which the loans table is not one of.
+ * loans (migration 0019) with their copy, film, edition and binder. What /library lists of a copy
+ * includes its open loan: a write here is a change of the copy's movie to the listing by itself
+ * (db/listing-writes.ts OWNED_VIA on SQLite, the change-capture triggers on PostgreSQL, on every node).
  */
 export class LoanRepository {
   constructor(private readonly db: Db) {}
@@ -118,14 +117,5 @@ export class LoanRepository {
       .returning('id')
       .executeTakeFirst();
     return row?.id;
-  }
-
-  /** A write to the copy's row that changes nothing in it: tells the listing its item changed. */
-  async touchCopy(copyId: number): Promise<void> {
-    await this.db
-      .updateTable('physical_copies')
-      .set((eb) => ({ notes: eb.ref('notes') }))
-      .where('id', '=', copyId)
-      .execute();
   }
 }

@@ -8,8 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Api } from '@jellyfin/sdk/lib/api.js';
 import { Jellyfin } from '@jellyfin/sdk/lib/jellyfin.js';
 import { getLibraryApi } from '@jellyfin/sdk/lib/utils/api/library-api.js';
+import { sql } from 'kysely';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import type { Clock } from '../../src/adapters/clock.ts';
+import { testEngine } from '../helpers/test-database.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 interface LoanJson {
@@ -52,6 +54,45 @@ const loans = async (query = '', auth?: string) =>
       ),
     )
   ).items;
+
+/**
+ * Counts the statements that write physical_copies from now on (a trigger of the test's own): a lend
+ * or a return must reach the listing through the loans table, not by writing the copy's row.
+ */
+async function countCopyWrites(t: TestServer): Promise<() => Promise<number>> {
+  const db = t.server.database.db;
+  await sql`create table if not exists test_copy_writes (n integer not null)`.execute(db);
+  await sql`delete from test_copy_writes`.execute(db);
+  if (testEngine === 'postgres') {
+    await sql
+      .raw(
+        `create or replace function test_count_copy_writes() returns trigger language plpgsql as $fn$
+      begin insert into test_copy_writes values (1); return null; end $fn$`,
+      )
+      .execute(db);
+    await sql`drop trigger if exists test_count_copy_writes on physical_copies`.execute(db);
+    await sql
+      .raw(
+        `create trigger test_count_copy_writes
+      after insert or update or delete on physical_copies
+      for each statement execute function test_count_copy_writes()`,
+      )
+      .execute(db);
+  } else {
+    for (const event of ['insert', 'update', 'delete']) {
+      await sql
+        .raw(
+          `create trigger if not exists test_count_copy_writes_${event} after ${event} on physical_copies
+        begin insert into test_copy_writes values (1); end`,
+        )
+        .execute(db);
+    }
+  }
+  return async () => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from test_copy_writes`.execute(db);
+    return Number(rows[0]?.n ?? -1);
+  };
+}
 
 describe('loans API', () => {
   before(async () => {
@@ -217,19 +258,29 @@ describe('loans API', () => {
     await json(await giveBack(copy.C ?? 0));
   });
 
-  it('the kept /library listing follows lends and returns at once (the copy tells the listing)', async () => {
+  it('the kept /library listing follows lends and returns at once, its ETag moving, with no write to the copy', async () => {
+    const copyWrites = await countCopyWrites(server);
+    let etag = '';
+    /** The listing's loan of B, asked with the last ETag: null when the answer is a 304. */
     const listed = async () => {
-      const res = await server.api('/library', { headers: { accept: 'application/json' } });
+      const res = await server.api('/library', {
+        headers: { accept: 'application/json', ...(etag === '' ? {} : { 'if-none-match': etag }) },
+      });
+      if (res.status === 304) return null;
+      assert.equal(res.status, 200);
+      etag = res.headers.get('etag') ?? '';
       const body = (await res.json()) as {
         items: { movie_id: number; physical_copies?: { loan?: { to: string } }[] }[];
       };
-      return body.items.find((i) => i.movie_id === movie.B)?.physical_copies?.[0]?.loan?.to ?? null;
+      return { to: body.items.find((i) => i.movie_id === movie.B)?.physical_copies?.[0]?.loan?.to ?? '' };
     };
-    assert.equal(await listed(), null, 'built and kept with B at home');
+    assert.deepEqual(await listed(), { to: '' }, 'built and kept with B at home');
+    assert.equal(await listed(), null, 'kept: 304 while nothing changes');
     await json(await lend(copy.B ?? 0, { to: 'Cache Reader' }), 201);
-    assert.equal(await listed(), 'Cache Reader');
+    assert.deepEqual(await listed(), { to: 'Cache Reader' }, 'the lend moved the ETag');
     await json(await giveBack(copy.B ?? 0));
-    assert.equal(await listed(), null);
+    assert.deepEqual(await listed(), { to: '' }, 'the return moved it again');
+    assert.equal(await copyWrites(), 0, 'the loans table tells the listing by itself');
   });
 
   it('the database itself keeps one open loan per copy (the partial unique index), however it is written', async () => {

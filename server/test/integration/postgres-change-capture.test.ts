@@ -52,6 +52,25 @@ describe('PostgreSQL change capture: installed once per version', () => {
     assert.equal(await installChangeCapture(db), 'current');
   });
 
+  it("a database installed before loans were captured gets the loans' triggers on the next start", async () => {
+    // As the release before left it: no loans function or triggers, and that version's comment.
+    for (const event of ['insert', 'update', 'delete'])
+      await sql.raw(`drop trigger reelshelf_listing_${event} on loans`).execute(db);
+    await sql`drop function reelshelf_listing_loans()`.execute(db);
+    await sql`comment on function reelshelf_notify_listing(bigint[], bigint[], bigint[]) is 'reelshelf change capture 0'`.execute(
+      db,
+    );
+    await (await openDatabase(url, { pool: 1 })).close();
+    const triggers = await sql<{ name: string }>`
+      select tgname as name from pg_trigger where tgrelid = 'loans'::regclass and not tgisinternal
+      order by tgname`.execute(db);
+    assert.deepEqual(
+      triggers.rows.map((r) => r.name),
+      ['reelshelf_listing_delete', 'reelshelf_listing_insert', 'reelshelf_listing_update'],
+    );
+    assert.equal(await installChangeCapture(db), 'current');
+  });
+
   it('triggers of another version are replaced', async () => {
     await sql`comment on function reelshelf_notify_listing(bigint[], bigint[], bigint[]) is 'reelshelf change capture 0'`.execute(
       db,

@@ -1,5 +1,5 @@
 // Two reelshelf nodes on one database and one data dir (issue 26 "Several nodes, one library"):
-// what one node writes, the other lists at once (its cached /library and ETag move), a playback token
+// what one node writes, the other lists at once (its cached /library and ETag move; a loan too), a playback token
 // one node signs streams from the other, a key revoked on one is refused by the other at once, and imports sent to both at once create each movie once. On SQLite both nodes share the
 // file (another connection's commits are seen through data_version); the concurrent cases need
 // PostgreSQL (SQLite is one node: docs/database.md).
@@ -94,6 +94,32 @@ describe('several nodes on one database', () => {
     assert.equal(afterEdit.status, 200);
     assert.ok(titles(afterEdit.body).includes('Renamed On B'));
     assert.ok(!titles(afterEdit.body).includes('Made On A'));
+  });
+
+  it('lists on B a disc lent on A at once (the loans table is captured), and the return too', async () => {
+    const made = await a.api(
+      '/api/movies',
+      jsonBody('POST', { title: 'Lent On A', year: 2002, physical_copies: [{ binder: 'Nodes', slot: '1' }] }),
+    );
+    assert.equal(made.status, 201, await made.clone().text());
+    const { id, physical_copies: copies } = (await made.json()) as {
+      id: number;
+      physical_copies: { id: number }[];
+    };
+    const loanOnB = (listed: { body: LibraryResponse | null }) =>
+      listed.body?.items.find((m) => m.movie_id === id)?.physical_copies?.[0]?.loan?.to ?? null;
+    const home = await library(b);
+    assert.equal(loanOnB(home), null);
+    const lent = await a.api(`/api/physical-copies/${copies[0]?.id}/loan`, jsonBody('POST', { to: 'Sam' }));
+    assert.equal(lent.status, 201, await lent.clone().text());
+    const out = await library(b, home.etag);
+    assert.equal(out.status, 200, "B's ETag moved at once");
+    assert.equal(loanOnB(out), 'Sam');
+    const back = await a.api(`/api/physical-copies/${copies[0]?.id}/loan`, { method: 'DELETE' });
+    assert.equal(back.status, 200, await back.clone().text());
+    const returned = await library(b, out.etag);
+    assert.equal(returned.status, 200);
+    assert.equal(loanOnB(returned), null);
   });
 
   it('streams from B with a playback token A signed', async () => {

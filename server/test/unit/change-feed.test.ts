@@ -154,6 +154,86 @@ describe(`the change feed (${testEngine})`, () => {
     assert.deepEqual(renamed.movies, [movieId]);
   });
 
+  it("a loan is its copy's movie's change: lent, returned, moved, deleted, gone with its copy", async () => {
+    const copyOf = async (movieId: number) =>
+      (
+        await opened.db
+          .insertInto('physical_copies')
+          .values({
+            movie_id: movieId,
+            edition_id: null,
+            binder_id: null,
+            slot: null,
+            notes: null,
+            created_at: NOW,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const first = await newMovie('Lent Film');
+    const second = await newMovie('Other Film');
+    const [copy, otherCopy] = [await copyOf(first), await copyOf(second)];
+    const loan = {
+      physical_copy_id: copy,
+      borrower: 'Sam',
+      lent_at: NOW,
+      due: null,
+      returned_at: null,
+      created_at: NOW,
+    };
+    let loanId = 0;
+    const cases: [string, () => Promise<unknown>, number[]][] = [
+      [
+        'lent',
+        async () =>
+          (loanId = (
+            await opened.db.insertInto('loans').values(loan).returning('id').executeTakeFirstOrThrow()
+          ).id),
+        [first],
+      ],
+      [
+        'returned',
+        () =>
+          opened.db
+            .updateTable('loans')
+            .set({ returned_at: NOW })
+            .where('physical_copy_id', '=', copy)
+            .execute(),
+        [first],
+      ],
+      [
+        'moved to another copy',
+        () =>
+          opened.db
+            .updateTable('loans')
+            .set({ physical_copy_id: otherCopy })
+            .where('id', '=', loanId)
+            .execute(),
+        [first, second],
+      ],
+      ['deleted', () => opened.db.deleteFrom('loans').where('id', '=', loanId).execute(), [second]],
+      [
+        'lent again, in a transaction with a write elsewhere',
+        () =>
+          opened.db.transaction().execute(async (trx) => {
+            await trx.insertInto('settings').values({ key: 'loan-test', value: '1' }).execute();
+            await trx.insertInto('loans').values(loan).execute();
+          }),
+        [first],
+      ],
+      [
+        'its copy deleted (the loan goes with it)',
+        () => opened.db.deleteFrom('physical_copies').where('id', '=', copy).execute(),
+        [first],
+      ],
+    ];
+    for (const [name, write, movies] of cases) {
+      const heard = await heardOf(write);
+      assert.deepEqual(heard.movies, movies, name);
+      assert.equal(heard.all, false, name);
+    }
+  });
+
   it('who a request is: a new person, a changed role, a revoked session; not a use of a session', async () => {
     const user = await opened.db
       .insertInto('users')

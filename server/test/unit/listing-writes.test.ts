@@ -369,6 +369,105 @@ describe('the listing write observer (every Kysely write, classified)', () => {
     for (const [name, run, expected] of cases) assert.deepEqual(await write(run), expected, name);
   });
 
+  it("names a loan's movie through its copy (the listing shows a copy's open loan)", async () => {
+    const db = opened.db;
+    const film = async (title: string) => {
+      const { id } = await db
+        .insertInto('movies')
+        .values(movie(title))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const copy = await db
+        .insertInto('physical_copies')
+        .values({ movie_id: id, edition_id: null, binder_id: null, slot: null, notes: null, created_at: NOW })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { movie: id, copy: copy.id };
+    };
+    const lent = await film('Lent');
+    const other = await film('Other');
+    const loan = (copy: number, to: string, returned: string | null) => ({
+      physical_copy_id: copy,
+      borrower: to,
+      lent_at: NOW,
+      due: null,
+      returned_at: returned,
+      created_at: NOW,
+    });
+    const only = (...movies: number[]) => ({ movies: movies.sort((a, b) => a - b), files: [] });
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .insertInto('loans')
+          .values(loan(lent.copy, 'Sam', null))
+          .execute(),
+      ),
+      only(lent.movie),
+      'a lend',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .insertInto('loans')
+          .values([loan(lent.copy, 'Ann', NOW), loan(other.copy, 'Bo', NOW)])
+          .execute(),
+      ),
+      only(lent.movie, other.movie),
+      'an import of loans of two copies',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db
+          .updateTable('loans')
+          .set({ returned_at: NOW })
+          .where('physical_copy_id', '=', lent.copy)
+          .where(sql<boolean>`returned_at is null`)
+          .execute(),
+      ),
+      only(lent.movie),
+      'a return (by copy, as LoanRepository.giveBack)',
+    );
+    const { id } = await db
+      .insertInto('loans')
+      .values(loan(lent.copy, 'Cy', null))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      await changeOf(() => db.updateTable('loans').set({ due: '2026-02-01' }).where('id', '=', id).execute()),
+      only(lent.movie),
+      'by the loan id: its copy looked up',
+    );
+    assert.deepEqual(
+      await changeOf(() =>
+        db.updateTable('loans').set({ physical_copy_id: other.copy }).where('id', '=', id).execute(),
+      ),
+      only(lent.movie, other.movie),
+      'moved to another copy: both movies',
+    );
+    assert.deepEqual(
+      await changeOf(() => db.deleteFrom('loans').where('id', '=', id).execute()),
+      only(other.movie),
+      'looked up before the row goes',
+    );
+    assert.equal(
+      await changeOf(() =>
+        db.updateTable('loans').set({ due: null }).where('borrower', '=', 'Ann').execute(),
+      ),
+      'all',
+      'no key in the WHERE: everything',
+    );
+    assert.deepEqual(
+      await changeOf(() => db.deleteFrom('physical_copies').where('id', '=', lent.copy).execute()),
+      only(lent.movie),
+      'a copy deleted with its loans (the cascade) is its movie',
+    );
+    assert.equal(
+      await changeOf(() => sql`update loans set due = null`.execute(db)),
+      'all',
+      'raw SQL on loans',
+    );
+  });
+
   it('keeps its external version for its own commits (another connection: library-cache.test.ts)', async () => {
     const observer = ListingWriteObserver.of(opened.db);
     assert.ok(observer);

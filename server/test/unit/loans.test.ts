@@ -1,7 +1,14 @@
 // Issue 27 item 4: the pure loan decisions (domain/loans.ts) as tables.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { borrowerName, dayOf, isCalendarDate, isOverdue, loanLine } from '../../src/domain/loans.ts';
+import {
+  borrowerName,
+  dayOf,
+  isCalendarDate,
+  isOverdue,
+  loanLine,
+  loansToAdd,
+} from '../../src/domain/loans.ts';
 
 describe('isOverdue', () => {
   const today = '2026-03-15';
@@ -60,4 +67,38 @@ describe('borrowerName and loanLine', () => {
       'On loan to Sam since 2026-03-01',
     );
   });
+});
+
+describe('loansToAdd (an import onto a stored copy)', () => {
+  type L = { to: string; lent_at: string; returned_at: string | null };
+  const loan = (to: string, day: string, back: string | null = null): L => ({
+    to,
+    lent_at: `2026-03-${day}T10:00:00.000Z`,
+    returned_at: back === null ? null : `2026-03-${back}T10:00:00.000Z`,
+  });
+  const sam = loan('Sam', '01');
+  const samBack = loan('Sam', '01', '05');
+  const alex = loan('Alex', '10');
+  const alexBack = loan('Alex', '10', '12');
+  const kim = loan('Kim', '15');
+  const cases: [string, L[], L[], { add: L[]; refused: { loan: L; out: L } | null }][] = [
+    ['nothing stored: all of them', [], [samBack, alex], { add: [samBack, alex], refused: null }],
+    ['all known: none', [samBack, alex], [samBack, alex], { add: [], refused: null }],
+    [
+      'the same loan, returned since (borrower and start): known',
+      [samBack],
+      [sam],
+      { add: [], refused: null },
+    ],
+    ['history added to a copy that is out', [alex], [samBack], { add: [samBack], refused: null }],
+    [
+      'an open loan onto a copy that is out: refused, named with who has it',
+      [alex],
+      [samBack, kim],
+      { add: [samBack], refused: { loan: kim, out: alex } },
+    ],
+    ['an open loan onto a copy at home', [alexBack], [kim], { add: [kim], refused: null }],
+  ];
+  for (const [name, stored, incoming, expected] of cases)
+    it(name, () => assert.deepEqual(loansToAdd(stored, incoming), expected));
 });

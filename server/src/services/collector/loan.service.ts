@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../repositories/unit-of-work.ts';
 export type { LoanList, LoanView };
 
 type LoanReads = Pick<LoanRepository, 'list' | 'ofMovie'>;
-type LoanWrites = Pick<LoanRepository, 'open' | 'byId' | 'copyExists' | 'lend' | 'giveBack' | 'touchCopy'>;
+type LoanWrites = Pick<LoanRepository, 'open' | 'byId' | 'copyExists' | 'lend' | 'giveBack'>;
 
 export interface LoanDeps {
   reads: LoanReads;
@@ -63,7 +63,6 @@ export class LoanService {
       const open = await loans.open(copyId);
       if (open !== undefined) throw alreadyOut(open);
       const id = await loans.lend(copyId, to, due, now);
-      await loans.touchCopy(copyId);
       const made = await loans.byId(id);
       if (made === undefined) throw noCopy(copyId);
       return view(made, this.today());
@@ -82,7 +81,6 @@ export class LoanService {
           hint: 'Lend it with POST /api/physical-copies/{id}/loan.',
         });
       }
-      await loans.touchCopy(copyId);
       const closed = await loans.byId(id);
       if (closed === undefined) throw noCopy(copyId);
       return view(closed, this.today());
