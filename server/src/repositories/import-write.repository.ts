@@ -107,6 +107,7 @@ export class ImportWriteRepository implements ImportWriter {
       .select(['borrower', 'lent_at', 'returned_at'])
       .where('physical_copy_id', '=', copyId)
       .execute();
+    // The plan warned of an open loan refused (ImportPlan, from the same transaction's snapshot).
     const { add } = loansToAdd(
       stored.map((l) => ({ to: l.borrower, lent_at: l.lent_at, returned_at: l.returned_at })),
       loans,

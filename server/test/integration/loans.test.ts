@@ -422,4 +422,87 @@ describe('loans API', () => {
     assert.equal(back.returned_at !== null, true);
     assert.ok((await client.loans({ history: true })).items.length >= 5);
   });
+
+  // Last: it adds a film and loans the cases above do not expect.
+  it('an import adds loans the kept listing shows at once (no write to the copy), and says when it leaves out an open loan of a disc that is out', async () => {
+    type ExportLoan = { to: string; lent_at: string; due: string | null; returned_at: string | null };
+    type ExportCopy = { slot: string | null; loans?: ExportLoan[] };
+    type ExportDoc = {
+      movies: { title: string; copies: ExportCopy[]; editions: { copies: ExportCopy[] }[] }[];
+    };
+    const doc = await json<ExportDoc>(await server.api('/api/export?format=json'));
+    const copyIn = (title: string): ExportCopy => {
+      const m = doc.movies.find((x) => x.title === title);
+      const found = [...(m?.copies ?? []), ...(m?.editions ?? []).flatMap((e) => e.copies)][0];
+      assert.ok(found, title);
+      return found;
+    };
+    const open = (to: string, day: string): ExportLoan => ({
+      to,
+      lent_at: `2026-03-${day}T10:00:00.000Z`,
+      due: null,
+      returned_at: null,
+    });
+    // A is out to Sam (since the first case): the file says Alex has it. B is home: the file lends it.
+    copyIn('Loan Film A').loans = [open('Alex', '01')];
+    const b = copyIn('Loan Film B');
+    b.loans = [...(b.loans ?? []), open('Imported', '20')];
+    const warning =
+      `Loan Film A (2001), copy ${copy.A} (binder "L", slot 1): the loan to Alex since 2026-03-01 is not ` +
+      'imported: the disc is on loan to Sam since 2026-03-10 (one loan at a time)';
+
+    const copyWrites = await countCopyWrites(server);
+    const library = (etag = '') =>
+      server.api('/library', {
+        headers: { accept: 'application/json', ...(etag === '' ? {} : { 'if-none-match': etag }) },
+      });
+    const before = (await library()).headers.get('etag') ?? '';
+    const dry = await json<{ warnings: string[] }>(
+      await server.api('/api/import?dry_run=true', jsonBody('POST', doc)),
+    );
+    assert.deepEqual(dry.warnings, [warning], 'a dry run says so too');
+    assert.equal((await library(before)).status, 304, 'a dry run writes nothing');
+
+    const done = await json<{ warnings: string[] }>(await server.api('/api/import', jsonBody('POST', doc)));
+    assert.deepEqual(done.warnings, [warning]);
+    const res = await library(before);
+    assert.equal(res.status, 200, 'the import moved the ETag');
+    const body = (await res.json()) as {
+      items: { movie_id: number; physical_copies?: { loan?: { to: string } }[] }[];
+    };
+    const loanOf = (id: number | undefined) =>
+      body.items.find((i) => i.movie_id === id)?.physical_copies?.[0]?.loan?.to;
+    assert.equal(loanOf(movie.B), 'Imported');
+    assert.equal(loanOf(movie.A), 'Sam', 'the disc out stays with who has it');
+    assert.equal(await copyWrites(), 0, 'merged loans tell the listing by themselves');
+    assert.deepEqual(
+      (await loans('?history=true')).filter((l) => l.copy_id === copy.A).map((l) => l.to),
+      ['Sam'],
+      'Alex is not recorded',
+    );
+
+    // A new copy with its loan (ImportWriter.insertLentCopy).
+    const etag = (await library()).headers.get('etag') ?? '';
+    const lentCopy = {
+      format_version: 1,
+      movies: [
+        {
+          title: 'Loan Film D',
+          year: 2001,
+          copies: [{ binder: 'L', slot: '4', notes: null, loans: [open('Dee', '21')] }],
+        },
+      ],
+    };
+    assert.deepEqual(
+      (await json<{ warnings: string[] }>(await server.api('/api/import', jsonBody('POST', lentCopy))))
+        .warnings,
+      [],
+    );
+    const after = await library(etag);
+    assert.equal(after.status, 200);
+    const listed = (await after.json()) as {
+      items: { title: string; physical_copies?: { loan?: { to: string } }[] }[];
+    };
+    assert.equal(listed.items.find((i) => i.title === 'Loan Film D')?.physical_copies?.[0]?.loan?.to, 'Dee');
+  });
 });

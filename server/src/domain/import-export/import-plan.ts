@@ -10,11 +10,12 @@
  */
 import { DEFAULT_BINDER_CAPACITY, DEFAULT_SLOTS_PER_PAGE } from '../binders.ts';
 import { parseGenres } from '../genres.ts';
+import { loansToAdd } from '../loans.ts';
 import { isWithin } from '../path-within.ts';
 import { normalizeTitle, sortTitle } from '../titles.ts';
 import type { InCopy, InEdition, InFile, InMovie, Snapshot } from './import-items.ts';
-import type { LibraryExport } from './json-format.ts';
-import type { ArtworkRow, MovieRow, WatchRow } from './library-rows.ts';
+import type { ExportLoan, LibraryExport } from './json-format.ts';
+import type { ArtworkRow, CopyLoanRow, MovieRow, WatchRow } from './library-rows.ts';
 import type { RowError } from './types.ts';
 import type {
   ImportWriter,
@@ -153,6 +154,8 @@ export class ImportPlan {
   private readonly persons = new Map<string, Ref>();
   private readonly studios = new Map<string, Ref>();
   private readonly artwork = new Map<number, ArtworkRow>();
+  /** Stored loans by copy id (the snapshot's, read in the import's transaction). */
+  private readonly storedLoans = new Map<number, CopyLoanRow[]>();
 
   constructor(input: PlanInput) {
     const { snapshot, items, doc } = input;
@@ -179,6 +182,7 @@ export class ImportPlan {
       for (const p of x.persons) if (!this.persons.has(p.name)) this.persons.set(p.name, new Ref(p.id));
       for (const s of x.studios) if (!this.studios.has(s.name)) this.studios.set(s.name, new Ref(s.id));
       for (const a of x.artwork) this.artwork.set(a.movie_id, a);
+      for (const l of x.loans) push(this.storedLoans, l.physical_copy_id, l);
     }
     if (doc !== null) this.planDocument(doc);
     const matches = this.match.claimAll(items);
@@ -534,8 +538,11 @@ export class ImportPlan {
         change.changed = true;
         this.phases.copies.push((w) => w.setCopyNotes(id, notes));
       }
-      // Loans the copy does not have yet are added (the writer compares; the snapshot has no loans).
-      if (loans.length > 0 && id !== null) this.phases.copies.push((w) => w.mergeLoans(id, loans, this.now));
+      // Loans the copy does not have yet are added (the writer compares, as the plan does here).
+      if (loans.length > 0 && id !== null) {
+        this.warnRefusedLoan(match, id, loans);
+        this.phases.copies.push((w) => w.mergeLoans(id, loans, this.now));
+      }
       return;
     }
     const state: CopyState = {
@@ -564,6 +571,21 @@ export class ImportPlan {
     }
     // A lent copy's loans need its id: it is inserted on its own (few copies are ever lent).
     this.phases.copies.push((w) => w.insertLentCopy(this.copyRow(row), loans));
+  }
+
+  /** The file's open loan of a stored copy that is out already is not imported: the report says so. */
+  private warnRefusedLoan(copy: CopyState, id: number, loans: readonly ExportLoan[]): void {
+    const { refused } = loansToAdd(this.storedLoans.get(id) ?? [], loans);
+    if (refused === null) return;
+    const place =
+      copy.binder === null
+        ? ''
+        : ` (binder "${copy.binder}"${copy.slot === null ? '' : `, slot ${copy.slot}`})`;
+    const since = (l: { to: string; lent_at: string }) => `${l.to} since ${l.lent_at.slice(0, 10)}`;
+    this.warnings.push(
+      `${describe(copy.movie)}, copy ${id}${place}: the loan to ${since(refused.loan)} is not imported: ` +
+        `the disc is on loan to ${since(refused.out)} (one loan at a time)`,
+    );
   }
 
   private copyRow(c: (typeof this.newCopies)[number]): NewCopyRow {

@@ -303,5 +303,45 @@ describe('ImportPlan: loans (issue 27)', () => {
       writes.filter((w) => w.method === 'mergeLoans').map((w) => w.args),
       [[20, [out], NOW]],
     );
+    assert.deepEqual(plan.warnings, []);
+  });
+
+  it('a stored copy out already: the file’s open loan is left out, and a warning names the film, the copy and both borrowers', () => {
+    const document = doc({
+      movies: [
+        exportMovie({
+          title: 'Heat',
+          year: 1995,
+          copies: [{ binder: 'A', slot: '1', notes: null, loans: [back, out] }],
+        }),
+      ],
+    });
+    const stored = {
+      physical_copy_id: 20,
+      to: 'Alex',
+      lent_at: '2026-02-01T10:00:00.000Z',
+      due: null,
+      returned_at: null,
+    };
+    const plan = new ImportPlan({
+      snapshot: { ...heatLib(), extras: extras({ loans: [stored] }) },
+      now: NOW,
+      items: jsonItems(document),
+      doc: document,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(plan.errors, []);
+    assert.deepEqual(plan.warnings, [
+      'Heat (1995), copy 20 (binder "A", slot 1): the loan to Sam since 2026-03-01 is not imported: ' +
+        'the disc is on loan to Alex since 2026-02-01 (one loan at a time)',
+    ]);
+    const known = new ImportPlan({
+      snapshot: { ...heatLib(), extras: extras({ loans: [{ ...out, physical_copy_id: 20 }] }) },
+      now: NOW,
+      items: jsonItems(document),
+      doc: document,
+      rootsOnDisk: new Set(),
+    });
+    assert.deepEqual(known.warnings, [], 'the same loan (borrower and start) is no conflict');
   });
 });
