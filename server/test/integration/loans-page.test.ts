@@ -127,6 +127,22 @@ describe('loan pages', () => {
     assert.match(movie.html, /<h3>Lent before<\/h3>/);
   });
 
+  it('signed out, /loans and its forms send the browser to sign in (not a 401 JSON body)', async () => {
+    const out: Signed = { cookie: '', csrf: '' };
+    const list = await fetch(`${t.url}/loans?history=1`, {
+      headers: { accept: 'text/html' },
+      redirect: 'manual',
+    });
+    assert.equal(list.status, 303);
+    assert.equal(list.headers.get('location'), '/sign-in?next=%2Floans%3Fhistory%3D1');
+    const before_ = (await (await t.api('/api/loans?history=true')).json()) as { items: unknown[] };
+    const lend = await form(out, '/loans/lend', { copy: String(copies[1]?.id), to: 'Kim' });
+    assert.equal(lend.status, 303);
+    assert.equal(lend.headers.get('location'), '/sign-in?next=%2Flibrary');
+    const after_ = (await (await t.api('/api/loans?history=true')).json()) as { items: unknown[] };
+    assert.deepEqual(after_, before_, 'nothing written');
+  });
+
   it('a member sees the loans but no forms, and cannot post them', async () => {
     const made = await t.api(
       '/api/users',

@@ -131,7 +131,8 @@ function loadAssets(): Map<string, Asset> {
 export function isPageRequest(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0] ?? '/';
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (['/', '/scan', '/import', '/history', '/now-playing', '/who', '/people'].includes(path)) return true;
+    if (['/', '/scan', '/import', '/history', '/now-playing', '/who', '/people', '/loans'].includes(path))
+      return true;
     if (path.startsWith('/movie/')) return true;
     return path === '/library' && prefersHtml(request.headers.accept);
   }
@@ -141,7 +142,8 @@ export function isPageRequest(request: FastifyRequest): boolean {
       path.startsWith('/scan/') ||
       path.startsWith('/who/') ||
       path.startsWith('/people/') ||
-      path.startsWith('/now-playing/'))
+      path.startsWith('/now-playing/') ||
+      path.startsWith('/loans/'))
   );
 }
 
