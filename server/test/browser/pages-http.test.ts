@@ -163,6 +163,60 @@ describe('pages over HTTP', () => {
     await t.close();
   });
 
+  it('without auth: every page, the shelf pages too, and every form post send the browser to sign in', async () => {
+    // A regression: the collector pages (binders, wishes, stats, rip queue, upgrades) answered a
+    // signed-out browser with a 401 JSON body.
+    const signedOut = (path: string, init: RequestInit = {}) =>
+      fetch(`${t.url}${path}`, {
+        redirect: 'manual',
+        ...init,
+        headers: { accept: BROWSER_ACCEPT, ...(init.headers as Record<string, string> | undefined) },
+      });
+    const pages = [
+      '/',
+      '/scan',
+      '/import',
+      '/history',
+      '/now-playing',
+      '/who',
+      '/people',
+      '/loans',
+      '/binders',
+      '/binders?print',
+      '/binders/A',
+      '/wishes',
+      '/stats',
+      '/stats/year?year=2026',
+      '/rip-queue',
+      '/upgrades',
+      '/movie/1',
+    ];
+    for (const path of pages) {
+      const res = await signedOut(path);
+      assert.equal(res.status, 303, path);
+      const back = path === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(path)}`;
+      assert.equal(res.headers.get('location'), back, path);
+    }
+    const wishesBefore = await (await t.api('/api/wishes')).text();
+    const bindersBefore = await (await t.api('/api/binders')).text();
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const posts: [string, string][] = [
+      ['/wishes', 'title=Wanted+Film&year=2001'],
+      ['/wishes/1/remove', ''],
+      ['/binders/A/move', 'copy=1&binder=B&slot=1'],
+      ['/binders/A/rename', 'name=Z'],
+      ['/loans/lend', 'copy=1&to=Kim'],
+      ['/loans/return', 'copy=1'],
+    ];
+    for (const [path, body] of posts) {
+      const res = await signedOut(path, { method: 'POST', headers: form, body });
+      assert.equal(res.status, 303, `POST ${path}`);
+      assert.match(res.headers.get('location') ?? '', /^\/sign-in\?next=/, `POST ${path}`);
+    }
+    assert.equal(await (await t.api('/api/wishes')).text(), wishesBefore, 'no wish written');
+    assert.equal(await (await t.api('/api/binders')).text(), bindersBefore, 'no binder written');
+  });
+
   it('without auth: a page redirects (303) to sign-in, the API answers 401 JSON', async () => {
     const res = await page('/library?q=film');
     assert.equal(res.status, 303);

@@ -124,6 +124,28 @@ function loadAssets(): Map<string, Asset> {
   return out;
 }
 
+/** The pages (GET) outside `/library`: every one a person opens in a browser, the shelf's too. */
+const PAGE_PATHS = new Set([
+  '/',
+  '/scan',
+  '/import',
+  '/history',
+  '/now-playing',
+  '/who',
+  '/people',
+  '/loans',
+  '/binders',
+  '/wishes',
+  '/stats',
+  '/stats/year',
+  '/rip-queue',
+  '/upgrades',
+]);
+const PAGE_PREFIXES = ['/movie/', '/binders/'];
+/** The pages' form posts. */
+const FORM_PATHS = new Set(['/sign-out', '/wishes']);
+const FORM_PREFIXES = ['/scan/', '/who/', '/people/', '/now-playing/', '/loans/', '/binders/', '/wishes/'];
+
 /**
  * True for a request a person makes in a browser: without auth it is sent to the sign-in page
  * (303) instead of getting a 401 JSON body. `/library` is a page only when HTML is preferred.
@@ -131,20 +153,10 @@ function loadAssets(): Map<string, Asset> {
 export function isPageRequest(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0] ?? '/';
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (['/', '/scan', '/import', '/history', '/now-playing', '/who', '/people', '/loans'].includes(path))
-      return true;
-    if (path.startsWith('/movie/')) return true;
+    if (PAGE_PATHS.has(path) || PAGE_PREFIXES.some((prefix) => path.startsWith(prefix))) return true;
     return path === '/library' && prefersHtml(request.headers.accept);
   }
-  return (
-    request.method === 'POST' &&
-    (path === '/sign-out' ||
-      path.startsWith('/scan/') ||
-      path.startsWith('/who/') ||
-      path.startsWith('/people/') ||
-      path.startsWith('/now-playing/') ||
-      path.startsWith('/loans/'))
-  );
+  return request.method === 'POST' && (FORM_PATHS.has(path) || FORM_PREFIXES.some((p) => path.startsWith(p)));
 }
 
 function positiveId(value: unknown): number | null {
