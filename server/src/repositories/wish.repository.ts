@@ -118,16 +118,51 @@ export class WishRepository {
     }
   }
 
-  /** Deletes the wishes of this movie (it has just become owned); how many there were. */
-  async fulfil(movieId: number): Promise<number> {
+  /**
+   * Deletes the wishes of this movie's film when the movie is owned (MATCHES and OWNED, both read in
+   * the caller's transaction); how many there were. Every write that can make a film owned calls it
+   * after the write (docs/collector.md "Wish list"): a copy, a file found present, a movie's identity
+   * set or changed; a movie that is still not owned fulfils nothing.
+   */
+  fulfil(movieId: number): Promise<number> {
+    return this.fulfilMovies([movieId]);
+  }
+
+  /** {@link fulfil} for many movies (a scan's), 500 ids a statement. */
+  async fulfilMovies(movieIds: readonly number[]): Promise<number> {
+    const ids = [...new Set(movieIds)];
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      deleted += await this.fulfilWhere(sql<SqlBool>`m.id in (${sql.join(chunk)})`);
+    }
+    return deleted;
+  }
+
+  /** {@link fulfil} for the movies of these media files (a scan saw them present again), 500 a statement. */
+  async fulfilMoviesOfFiles(fileIds: readonly number[]): Promise<number> {
+    const ids = [...new Set(fileIds)];
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      deleted += await this.fulfilWhere(
+        sql<SqlBool>`m.id in (select mf.movie_id from media_files mf where mf.id in (${sql.join(chunk)}))`,
+      );
+    }
+    return deleted;
+  }
+
+  /** Deletes every wish whose film is an owned movie `m` that `picked` selects (the one rule: MATCHES). */
+  private async fulfilWhere(picked: Expression<SqlBool>): Promise<number> {
     const out = await this.db
       .deleteFrom('wishes as w')
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('movies as m')
             .select(sql`1`.as('one'))
-            .where('m.id', '=', movieId)
-            .where(MATCHES),
+            .where(picked)
+            .where(MATCHES)
+            .where(OWNED),
         ),
       )
       .executeTakeFirst();
