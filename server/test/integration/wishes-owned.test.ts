@@ -130,6 +130,21 @@ describe('a wish ends whenever its film becomes owned', () => {
     );
     await json(await t.api('/api/movies', jsonBody('POST', { title: 'Wings of Desire', year: 1987 })), 201);
     assert.deepEqual(await wished(), ['Wings of Desire 1987']);
+    // The same title and year under another TMDb id is another film (a remake): the wish stays.
+    await wish({ tmdb_id: 603 }); // The Matrix (1999)
+    await json(
+      await t.api(
+        '/api/movies',
+        jsonBody('POST', {
+          title: 'The Matrix',
+          year: 1999,
+          tmdb_id: 999_001,
+          physical_copies: [{ binder: 'O', slot: '5' }],
+        }),
+      ),
+      201,
+    );
+    assert.deepEqual(await wished(), ['The Matrix 1999', 'Wings of Desire 1987']);
     await clear();
   });
 
