@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.ts';
+import { WishRepository } from './wish.repository.ts';
 
 /** The fields of a movie a provider fills (TMDb details); `tmdb_id` left out keeps the current one. */
 export interface MovieProviderFields {
@@ -74,6 +75,14 @@ export class MovieMetadataRepository {
 
   async updateProviderFields(movieId: number, fields: MovieProviderFields): Promise<void> {
     await this.db.updateTable('movies').set(fields).where('id', '=', movieId).execute();
+  }
+
+  /**
+   * Takes the movie's film off the wish list when it is owned (its TMDb id or year has just been
+   * filled: an owned file or disc is now known to be a wished film); how many wishes it had.
+   */
+  fulfilWishes(movieId: number): Promise<number> {
+    return new WishRepository(this.db).fulfil(movieId);
   }
 
   /** The movie's credits become `credits`; a person known by TMDb id is reused (its name updated). */

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { StagingMediaFilesTable } from '../db/schema.ts';
+import { WishRepository } from './wish.repository.ts';
 
 export type StagingRow = Selectable<StagingMediaFilesTable>;
 export type NewStagingRow = Insertable<StagingMediaFilesTable>;
@@ -126,6 +127,15 @@ export class ScanRepository {
       .returning('id')
       .executeTakeFirstOrThrow();
     return res.id;
+  }
+
+  /**
+   * Takes off the wish list the films this commit made owned: the movies its new files went to and
+   * those of the known files it saw present again (a file back from missing); how many wishes went.
+   */
+  async fulfilWishes(movieIds: readonly number[], fileIds: readonly number[]): Promise<number> {
+    const wishes = new WishRepository(this.db);
+    return (await wishes.fulfilMovies(movieIds)) + (await wishes.fulfilMoviesOfFiles(fileIds));
   }
 
   async movieCandidates(): Promise<MovieCandidateRow[]> {

@@ -30,6 +30,8 @@ export class FakeScanTables implements Restorable {
   movies: MovieRecord[] = [];
   staging: StagingRow[] = [];
   sidecars: SubtitleSidecarRow[] = [];
+  /** The commits' wish fulfilments, as asked (the wish rule itself is tested on both engines). */
+  fulfilled: { movies: number[]; files: number[] }[] = [];
   private nextId = 1;
 
   save(): () => void {
@@ -39,6 +41,7 @@ export class FakeScanTables implements Restorable {
       movies: this.movies,
       staging: this.staging,
       sidecars: this.sidecars,
+      fulfilled: this.fulfilled,
     });
     return () => Object.assign(this, copy);
   }
@@ -160,6 +163,11 @@ export class FakeScanTables implements Restorable {
     const id = this.nextId++;
     this.movies.push({ id, ...row });
     return id;
+  }
+
+  async fulfilWishes(movieIds: readonly number[], fileIds: readonly number[]): Promise<number> {
+    this.fulfilled.push({ movies: [...movieIds].sort((a, b) => a - b), files: [...fileIds] });
+    return 0;
   }
 
   // MediaFileRepository

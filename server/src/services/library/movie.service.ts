@@ -20,6 +20,7 @@ import {
   type CopyDetailRow,
   type EditionRow,
   type MediaFileSummaryRow,
+  type MoviePatchRow,
   type MovieRepository,
   type MovieRow,
   type SearchOptions,
@@ -81,6 +82,9 @@ export class MovieService {
       for (const [index, copy] of (input.physical_copies ?? []).entries()) {
         await this.addCopy(repo, movieId, copy, index, now);
       }
+      // With a disc the film is owned: its wish ends with this write (none without one: a movie only
+      // listed may stay wished; docs/collector.md "Wish list").
+      await repo.fulfilWishes(movieId);
       return movieId;
     });
     return this.get(id);
@@ -242,7 +246,7 @@ export class MovieService {
         });
       }
     }
-    await repo.update(id, {
+    const fields: MoviePatchRow = {
       ...(patch.title === undefined
         ? {}
         : {
@@ -265,6 +269,11 @@ export class MovieService {
       ...(patch.watched === undefined ? {} : { watched: patch.watched ? 1 : 0 }),
       ...(certification === undefined ? {} : { certification }),
       updated_at: isoNow(this.clock),
+    };
+    await this.store.transaction(async (trx) => {
+      await trx.update(id, fields);
+      // A new title, year or TMDb id can make an owned movie the film of a wish: it ends with the edit.
+      await trx.fulfilWishes(id);
     });
     return this.get(id);
   }

@@ -43,6 +43,7 @@ export interface EnrichmentRepositories {
     | 'otherWithTmdbId'
     | 'yearAndImdbId'
     | 'updateProviderFields'
+    | 'fulfilWishes'
     | 'replaceCredits'
     | 'replaceStudios'
     | 'replaceRatings'
@@ -200,6 +201,9 @@ export class EnrichmentService {
           enriched_at: now,
           updated_at: now,
         });
+        // Identified: a file a scan named "alien.mkv" is TMDb's Alien (1979) now, and the wish of
+        // that film ends with this write when the movie is owned (docs/collector.md "Wish list").
+        await metadata.fulfilWishes(movieId);
         await metadata.replaceCredits(movieId, credits(details));
         await metadata.replaceStudios(movieId, details.studios);
         const existing = await artwork.get(movieId);

@@ -31,6 +31,7 @@ export interface ScanCommitRepositories {
     | 'updateScannedFile'
     | 'insertScannedFile'
     | 'insertMovie'
+    | 'fulfilWishes'
   >;
   mediaFiles: Pick<MediaFileRepository, 'markMissing'>;
   roots: Pick<LibraryRootRepository, 'touchScanned'>;
@@ -44,6 +45,8 @@ export interface ScanOutcome {
   vanished: KnownFileRow[];
   claimed: Set<number>;
   sidecars: FoundSidecar[];
+  /** Known files that were missing when the scan began: seen again, their films are owned again. */
+  missingBefore: ReadonlySet<number>;
 }
 
 /** Writes the staged rows of one scan; returns the ids of the movies it created. Counts are updated in place. */
@@ -53,7 +56,7 @@ export async function commitScan(
   counts: ScanCounts,
   now: string,
 ): Promise<number[]> {
-  const { scanId, rootId, vanished, claimed, sidecars } = outcome;
+  const { scanId, rootId, vanished, claimed, sidecars, missingBefore } = outcome;
   const staging = await repos.scans.stagingOf(scanId);
   const analysisFields = (s: StagingRow): ScannedAnalysis =>
     s.analysis_status === 'keep'
@@ -67,12 +70,14 @@ export async function commitScan(
           analyzed_at: s.analysis_status === 'not_analyzed' ? null : now,
         };
   const newRows: StagingRow[] = [];
+  const backFiles: number[] = [];
   for (const s of staging) {
     if (s.action === 'new') {
       newRows.push(s);
       continue;
     }
     if (s.media_file_id === null) continue;
+    if (missingBefore.has(s.media_file_id)) backFiles.push(s.media_file_id);
     await repos.scans.updateScannedFile(s.media_file_id, {
       relative_path: s.relative_path,
       size_bytes: s.size_bytes,
@@ -89,23 +94,30 @@ export async function commitScan(
     await repos.mediaFiles.markMissing(v.id, now);
     counts.missing++;
   }
-  const createdMovies = await placeNewFiles(repos.scans, rootId, newRows, now, analysisFields);
+  const placed = await placeNewFiles(repos.scans, rootId, newRows, now, analysisFields);
   counts.new += newRows.length;
+  // A film whose file this scan found is owned now: its wish goes in this transaction (MATCHES on the
+  // movie as it stands: a TMDb id from the name or NFO, else title + year; enrichment's identification
+  // may fulfil more later). A file back from missing makes its film owned again, so it counts too.
+  await repos.scans.fulfilWishes(placed.movies, backFiles);
   await syncSidecars(repos, rootId, sidecars, now);
   await repos.scans.deleteStaging(scanId);
   await repos.roots.touchScanned(rootId, now);
-  return createdMovies;
+  return placed.created;
 }
 
-/** Matches new files to existing movies (ids, NFO, title + year) and creates movies for the rest. */
+/**
+ * Matches new files to existing movies (ids, NFO, title + year) and creates movies for the rest;
+ * returns the movies it created and every movie a new file went to.
+ */
 async function placeNewFiles(
   scans: ScanCommitRepositories['scans'],
   rootId: number,
   rows: StagingRow[],
   now: string,
   analysisFields: (s: StagingRow) => ScannedAnalysis,
-): Promise<number[]> {
-  if (rows.length === 0) return [];
+): Promise<{ created: number[]; movies: number[] }> {
+  if (rows.length === 0) return { created: [], movies: [] };
   const candidates: MatchCandidate[] = (await scans.movieCandidates()).map((m) => ({
     id: m.id,
     tmdbId: m.tmdb_id,
@@ -151,7 +163,7 @@ async function placeNewFiles(
       ...analysisFields(row),
     });
   }
-  return created;
+  return { created, movies: [...new Set(movieFor.values())] };
 }
 
 /** The parsed name of a staged file, with what its NFO said taking precedence (already merged at staging). */

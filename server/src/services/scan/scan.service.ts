@@ -258,7 +258,8 @@ export class ScanService {
     await ctx.report({ root_id: root.id, counts, errors });
 
     const now = isoNow(clock);
-    const outcome = { scanId: ctx.jobId, rootId: root.id, vanished, claimed, sidecars };
+    const missingBefore = new Set(known.filter((k) => k.status === 'missing').map((k) => k.id));
+    const outcome = { scanId: ctx.jobId, rootId: root.id, vanished, claimed, sidecars, missingBefore };
     const fence = { id: ctx.jobId, epoch: ctx.epoch };
     const created = await this.deps.commits.transaction(async (repos) => {
       await repos.jobs.assertHeld(fence);

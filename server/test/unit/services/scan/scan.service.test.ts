@@ -146,6 +146,36 @@ describe('ScanService with fake repositories', () => {
     assert.equal(created.length, 1, 'only the first scan created movies');
   });
 
+  it("each commit fulfils the wishes of its new files' movies and of files back from missing, no others", async () => {
+    const tables = new FakeScanTables();
+    const root = library({ 'Heat (1995).mkv': 'heat', 'Alien (1979).mkv': 'alien' });
+    const rootId = tables.addRoot(root);
+    const { scan } = scanner(tables);
+    await scan(rootId);
+    const movieOf = (path: string) => tables.mediaFiles.find((f) => f.relative_path === path)?.movie_id;
+    const fileId = (path: string) => tables.mediaFiles.find((f) => f.relative_path === path)?.id;
+    assert.deepEqual(tables.fulfilled, [
+      {
+        movies: [movieOf('Alien (1979).mkv'), movieOf('Heat (1995).mkv')].sort(
+          (a, b) => Number(a) - Number(b),
+        ),
+        files: [],
+      },
+    ]);
+    // Heat goes missing, then comes back; Alien changes (it was present: owned all along); a second
+    // file of Alien is new and goes to its movie.
+    rmSync(join(root, 'Heat (1995).mkv'));
+    await scan(rootId);
+    writeFileSync(join(root, 'Heat (1995).mkv'), 'heat');
+    writeFileSync(join(root, 'Alien (1979).mkv'), 'alien, longer');
+    writeFileSync(join(root, 'Alien (1979) - 4K.mkv'), 'alien 4k');
+    await scan(rootId);
+    assert.deepEqual(tables.fulfilled.slice(1), [
+      { movies: [], files: [] },
+      { movies: [movieOf('Alien (1979).mkv')], files: [fileId('Heat (1995).mkv')] },
+    ]);
+  });
+
   it('a commit that fails leaves the live tables as they were and drops the staged rows', async () => {
     const tables = new FakeScanTables();
     const rootId = tables.addRoot(library({ 'Heat (1995).mkv': 'heat' }));
