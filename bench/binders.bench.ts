@@ -3,12 +3,11 @@ import {
   type BenchEngine,
   type BenchTarget,
   benchEngines,
-  recordFigure,
+  type HttpFigure,
   seededBenchServer,
-  timedGet,
+  timeFiguresAlternating,
 } from './engines.ts';
 import { seedMoviesWithCopies } from './seed.ts';
-import { ms, summarize } from './stats.ts';
 
 const MOVIES = 10_000;
 const quick = process.argv.includes('--quick');
@@ -107,7 +106,6 @@ export async function seedRippedFiles(db: Db): Promise<void> {
       .execute();
 }
 
-/** One request's time to its last byte. */
 /**
  * `/binders/{name}` (a binder of 100 discs: 13 pages of 8) as a page and as JSON, and the binder
  * list, at 10,000 movies over real HTTP (issue 27: the page < 100 ms). Requests alternate between
@@ -117,7 +115,7 @@ export async function benchBinders(): Promise<void> {
   const targets: BenchTarget[] = [];
   try {
     for (const engine of benchEngines()) targets.push(await seededTarget(engine));
-    const figures: [figure: string, path: string, accept: string][] = [
+    const figures: HttpFigure[] = [
       ['/binders/{name} page (100 discs)', '/binders/Binder%2050', 'text/html'],
       ['GET /api/binders/{name}', '/api/binders/Binder%2050', 'application/json'],
       ['/binders page (100 binders)', '/binders', 'text/html'],
@@ -129,20 +127,7 @@ export async function benchBinders(): Promise<void> {
       ['GET /api/upgrades (5,000 files)', '/api/upgrades', 'application/json'],
       ['/upgrades page', '/upgrades', 'text/html'],
     ];
-    for (const [figure, path, accept] of figures) {
-      for (const t of targets) await timedGet(t, path, accept); // warm: prepared statements, caches
-      const samples = new Map(targets.map((t) => [t, [] as number[]]));
-      for (let run = 0; run < RUNS; run++) {
-        const order = run % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) samples.get(t)?.push(await timedGet(t, path, accept));
-      }
-      console.log(`${figure}:`);
-      for (const [t, list] of samples) {
-        const s = summarize(list);
-        recordFigure('binders', figure, t.engine, s.median);
-        console.log(`  ${t.engine}: median ${ms(s.median)}, p95 ${ms(s.p95)} (target < 100 ms)`);
-      }
-    }
+    await timeFiguresAlternating('binders', targets, figures, RUNS);
   } finally {
     for (const t of targets) await t.close();
   }

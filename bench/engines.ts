@@ -12,6 +12,7 @@ import pg from 'pg';
 import { type Config, loadConfig } from '../server/src/config.ts';
 import { type ReelshelfServer, createServer } from '../server/src/server.ts';
 import { findPostgresBin, startTestPostgres } from '../scripts/test-postgres.mjs';
+import { ms, summarize } from './stats.ts';
 
 export type BenchEngine = 'sqlite' | 'postgres';
 
@@ -147,4 +148,34 @@ export async function timedGet(target: BenchTarget, path: string, accept: string
   await res.body.arrayBuffer();
   if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
   return performance.now() - t0;
+}
+
+/** A figure an HTTP bench times: its name, the path asked for and the Accept header. */
+export type HttpFigure = [figure: string, path: string, accept: string];
+
+/**
+ * Times each figure on every target, `runs` GETs each after one warming GET (prepared statements,
+ * caches), alternating between the targets with the first of each pair taking turns; prints and
+ * records each target's median (and p95) under `bench`, against the 100 ms target of issue 27.
+ */
+export async function timeFiguresAlternating(
+  bench: string,
+  targets: readonly BenchTarget[],
+  figures: readonly HttpFigure[],
+  runs: number,
+): Promise<void> {
+  for (const [figure, path, accept] of figures) {
+    for (const t of targets) await timedGet(t, path, accept);
+    const samples = new Map(targets.map((t) => [t, [] as number[]]));
+    for (let run = 0; run < runs; run++) {
+      const order = run % 2 === 0 ? targets : [...targets].reverse();
+      for (const t of order) samples.get(t)?.push(await timedGet(t, path, accept));
+    }
+    console.log(`${figure}:`);
+    for (const [t, list] of samples) {
+      const s = summarize(list);
+      recordFigure(bench, figure, t.engine, s.median);
+      console.log(`  ${t.engine}: median ${ms(s.median)}, p95 ${ms(s.p95)} (target < 100 ms)`);
+    }
+  }
 }

@@ -2,12 +2,13 @@ import {
   type BenchEngine,
   type BenchTarget,
   benchEngines,
-  recordFigure,
+  type HttpFigure,
   seededBenchServer,
+  timeFiguresAlternating,
   timedGet,
 } from './engines.ts';
 import { seedMediaFiles, seedMoviesWithCopies } from './seed.ts';
-import { ms, summarize } from './stats.ts';
+import { ms } from './stats.ts';
 
 const MOVIES = 10_000;
 const quick = process.argv.includes('--quick');
@@ -35,25 +36,12 @@ export async function benchStats(): Promise<void> {
       const first = await timedGet(t, '/stats', 'text/html');
       console.log(`first /stats after start (${t.engine}, every file decided on 6 devices): ${ms(first)}`);
     }
-    const figures: [figure: string, path: string, accept: string][] = [
+    const figures: HttpFigure[] = [
       ['/stats page (10,000 movies)', '/stats', 'text/html'],
       ['GET /api/stats', '/api/stats', 'application/json'],
       ['/stats/year page', '/stats/year?year=2026', 'text/html'],
     ];
-    for (const [figure, path, accept] of figures) {
-      for (const t of targets) await timedGet(t, path, accept); // warm: prepared statements, caches
-      const samples = new Map(targets.map((t) => [t, [] as number[]]));
-      for (let run = 0; run < RUNS; run++) {
-        const order = run % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) samples.get(t)?.push(await timedGet(t, path, accept));
-      }
-      console.log(`${figure}:`);
-      for (const [t, list] of samples) {
-        const s = summarize(list);
-        recordFigure('stats', figure, t.engine, s.median);
-        console.log(`  ${t.engine}: median ${ms(s.median)}, p95 ${ms(s.p95)} (target < 100 ms)`);
-      }
-    }
+    await timeFiguresAlternating('stats', targets, figures, RUNS);
   } finally {
     for (const t of targets) await t.close();
   }
