@@ -389,7 +389,13 @@ describe('loans API', () => {
     );
     const back = await client.returnCopy(copy.B ?? 0);
     assert.equal(back.returned_at !== null, true);
-    assert.ok((await client.loans({ history: true })).items.length >= 5);
+    const history = (await client.loans({ history: true })).items;
+    assert.ok(history.length >= 5);
+    // The history keeps the loan just returned, as returned (not only some five rows).
+    assert.deepEqual(
+      history.filter((l) => l.id === made.id).map((l) => [l.to, l.returned_at]),
+      [['Client', back.returned_at]],
+    );
   });
 
   // Last: it adds a film and loans the cases above do not expect.
