@@ -19,6 +19,19 @@ export async function addPeople(server: TestServer, people: readonly object[]): 
   }
 }
 
+/** A browser session signed in through the API: its cookie, and the CSRF token its writes carry. */
+export interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+/** Signs `name` in through POST /api/sessions (it must answer 200), as the sign-in page does. */
+export async function signInSession(server: TestServer, name: string, password: string): Promise<Session> {
+  const res = await fetch(`${server.url}/api/sessions`, jsonBody('POST', { name, password }));
+  const { csrf_token: csrf } = await readJson<{ csrf_token: string }>(res);
+  return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '', csrf };
+}
+
 /**
  * A PG child who may see unrated films, added through the admin API, and a read API key of theirs
  * named `keyName`: how a test asks for something as a person with a content limit.

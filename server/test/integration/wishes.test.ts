@@ -8,6 +8,7 @@ import type { Wish, WishList } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import { WishRepository } from '../../src/repositories/wish.repository.ts';
 import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index.ts';
+import { signInSession } from '../helpers/household.ts';
 import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
@@ -187,13 +188,8 @@ describe('wish list API', () => {
       );
       assert.ok(user.id > 0);
       // A browser session: its cookie, and the CSRF header every write carries.
-      const res = await fetch(`${t.url}/api/sessions`, {
-        ...jsonBody('POST', { name, password: `${name} password 123` }),
-        headers: { 'content-type': 'application/json' },
-      });
-      const body = await readJson<{ csrf_token: string }>(res);
-      const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      return { cookie, 'x-csrf-token': body.csrf_token, 'content-type': 'application/json' };
+      const { cookie, csrf } = await signInSession(t, name, `${name} password 123`);
+      return { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' };
     };
     const kid = await person('Kid', 'child');
     const mem = await person('Mem', 'member');
