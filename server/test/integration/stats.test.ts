@@ -139,6 +139,7 @@ describe('stats API and pages', () => {
     );
     // Film 5 has a file (5 % 4 = 1: the DTS kind) in the Films root.
     assert.deepEqual(kid.films_by_files, { ...admin.films_by_files, with_file: 13 });
+    assert.equal(kid.playback_share.length, admin.playback_share.length, 'every device, for the child too');
     for (const [i, d] of kid.playback_share.entries()) {
       const a = admin.playback_share[i];
       const total = (x: typeof d.counts) => x.direct + x.converted + x.not_playable + x.unknown;
@@ -148,6 +149,11 @@ describe('stats API and pages', () => {
     assert.equal(films(kid), films(admin) - 1);
     const page = await (await t.api('/stats', as(kidKey))).text();
     assert.doesNotMatch(page, new RegExp(lib.restricted));
+    // The overview page names no film at all: its numbers are what show the limit, the child's own.
+    const formatDesc = (o: StatsOverview) =>
+      `<desc id="chart-format-desc">${o.discs_by_format.map((d) => `${d.label}: ${d.discs}`).join('; ')}</desc>`;
+    assert.notEqual(formatDesc(kid), formatDesc(admin));
+    assert.ok(page.includes(formatDesc(kid)), `${formatDesc(kid)} in the child's /stats`);
     const year = await readJson<YearView>(await t.api('/api/stats/year?year=2025', as(kidKey)));
     assert.equal(year.person.id, kidId);
     assert.equal(year.films, 1);
