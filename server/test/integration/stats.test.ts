@@ -114,6 +114,10 @@ describe('stats API and pages', () => {
       .where('id', '=', gone)
       .execute();
     const after = await readJson<StatsOverview>(await t.api('/api/stats'));
+    assert.deepEqual(
+      after.playback_share.map((d) => d.device),
+      s.playback_share.map((d) => d.device),
+    );
     for (const d of after.playback_share) {
       const total = (x: typeof d.counts) => x.direct + x.converted + x.not_playable + x.unknown;
       assert.equal(total(d.counts), 13, d.device);
