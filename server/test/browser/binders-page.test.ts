@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, launchChromium, signIn } from '../helpers/chromium.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 /**
@@ -53,12 +53,7 @@ describe('binder pages in Chromium', { skip: browserSkip() }, () => {
       );
       assert.equal(res.status, 201, await res.text());
     }
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      ignoreDefaultArgs: true,
-      args: [...chromiumFlags(), `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
-    });
+    browser = await launchChromium(profile);
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
     page = await context.newPage();
     page.on('pageerror', (err) => errors.push(err.message));

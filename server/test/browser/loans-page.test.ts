@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page, type Response } from 'playwright-core';
+import { type Browser, type Page, type Response } from 'playwright-core';
 import type { Clock } from '../../src/adapters/clock.ts';
 import { MAX_BORROWER_LENGTH } from '../../src/domain/loans.ts';
-import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, launchChromium, signIn } from '../helpers/chromium.ts';
 import { addPeople, MEMBER_ANNA } from '../helpers/household.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -174,12 +174,7 @@ describe('loan pages in Chromium', { skip: browserSkip() }, () => {
     harbour = await film(t, 'The Long Harbour', 1987, '3', 'Blu-ray');
     train = await film(t, 'Night Train North', 1994, '4', 'DVD');
     await addPeople(t, [MEMBER_ANNA]);
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      ignoreDefaultArgs: true,
-      args: [...chromiumFlags(), `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
-    });
+    browser = await launchChromium(profile);
     // Two contexts: two people, each with their own session cookie.
     const viewport = { width: 1920, height: 1080 };
     admin = await (await browser.newContext({ viewport })).newPage();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { checkedFileAt } from '../../src/adapters/file-system.ts';
 import { TrickplayFfmpeg } from '../../src/adapters/trickplay-ffmpeg.ts';
@@ -25,7 +25,7 @@ import {
 import { buildSheetArgs } from '../../src/domain/trickplay/sheet-command.ts';
 import { AppError } from '../../src/errors.ts';
 import type { TrickplayMade, TrickplayReader } from '../../src/services/trickplay/trickplay-ports.ts';
-import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { browserSkip, launchChromium, signIn } from '../helpers/chromium.ts';
 import { registerFiles } from '../helpers/library-fixtures.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -312,12 +312,7 @@ describe('the /movie page’s seek thumbnails in Chromium', { skip: browserSkip(
       const layout = await makeSet(source, dir, codec);
       sets.set(name, { fileId: ids[name]?.fileId ?? 0, dir, layout });
     }
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      ignoreDefaultArgs: true,
-      args: [...chromiumFlags(), `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
-    });
+    browser = await launchChromium(profile);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));

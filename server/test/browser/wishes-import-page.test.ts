@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { browserSkip, chromiumExecutable, chromiumFlags, signIn } from '../helpers/chromium.ts';
+import { type Browser, type Page } from 'playwright-core';
+import { browserSkip, launchChromium, signIn } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 describe('import page: a Letterboxd watchlist as wishes, in Chromium', { skip: browserSkip() }, () => {
@@ -19,12 +19,7 @@ describe('import page: a Letterboxd watchlist as wishes, in Chromium', { skip: b
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reelshelf-wishes-chromium-'));
     t = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      ignoreDefaultArgs: true,
-      args: [...chromiumFlags(), `--user-data-dir=${join(dir, 'profile')}`, '--remote-debugging-pipe'],
-    });
+    browser = await launchChromium(join(dir, 'profile'));
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.on('pageerror', (err) => errors.push(err.message));
     await signIn(page, t.url, t.token);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeProviders, startFakeProviders } from '../fakes/index.ts';
+import { signInSession } from '../helpers/household.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -87,12 +88,7 @@ describe('/wishes page', () => {
       }),
     );
     assert.equal(kid.status, 201);
-    const signIn = await fetch(
-      `${t.url}/api/sessions`,
-      jsonBody('POST', { name: 'Kid', password: 'kid password 123' }),
-    );
-    assert.equal(signIn.status, 200);
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { cookie } = await signInSession(t, 'Kid', 'kid password 123');
     const res = await fetch(`${t.url}/wishes`, { headers: { accept: 'text/html', cookie } });
     assert.equal(res.status, 200);
     const body = await res.text();

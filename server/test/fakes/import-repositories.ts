@@ -22,6 +22,7 @@ import type {
 } from '../../src/domain/import-export/library-rows.ts';
 import type { CopyLoanRow } from '../../src/domain/import-export/library-rows.ts';
 import type { ExportLoan } from '../../src/domain/import-export/json-format.ts';
+import { loansToAdd } from '../../src/domain/loans.ts';
 import type { ImportExportDeps } from '../../src/services/import/import-export.service.ts';
 import { type Restorable, fakeUnitOfWork } from './unit-of-work.ts';
 
@@ -256,14 +257,9 @@ export class FakeImportTables implements LibraryReads, ImportWriter, Restorable 
   }
   async mergeLoans(copyId: number, loans: readonly ExportLoan[]): Promise<void> {
     this.writes.push('mergeLoans');
-    const mine = this.t.loans.filter((l) => l.physical_copy_id === copyId);
-    for (const l of loans) {
-      if (mine.some((m) => m.to === l.to && m.lent_at === l.lent_at)) continue;
-      if (l.returned_at === null && mine.some((m) => m.returned_at === null)) continue;
-      const row = { physical_copy_id: copyId, ...l };
-      mine.push(row);
-      this.t.loans.push(row);
-    }
+    // The rule the real writer applies (domain/loans.ts), not a copy of it.
+    const stored = this.t.loans.filter((l) => l.physical_copy_id === copyId);
+    for (const l of loansToAdd(stored, loans).add) this.t.loans.push({ physical_copy_id: copyId, ...l });
   }
   async setCopyNotes(id: number, notes: string): Promise<void> {
     this.writes.push('setCopyNotes');

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { findChromium } from '../../../scripts/chromium.mjs';
 
 /**
@@ -46,6 +46,19 @@ export function chromiumFlags(options: { autoplay?: boolean } = {}): string[] {
     '--disable-sync',
     ...(options.autoplay === true ? ['--autoplay-policy=no-user-gesture-required'] : []),
   ];
+}
+
+/**
+ * Chromium launched with exactly chromiumFlags() (Playwright's own defaults left out, its pipe kept)
+ * and its profile in `profile`, a folder the test removes.
+ */
+export function launchChromium(profile: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumExecutable(),
+    headless: true,
+    ignoreDefaultArgs: true,
+    args: [...chromiumFlags(), `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
+  });
 }
 
 /** Signs a page in through the sign-in form with the admin token, as a person does; it lands on /library. */

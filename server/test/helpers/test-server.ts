@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,13 @@ export async function startTestServer(
 /** JSON request init with the right content type. */
 export function jsonBody(method: string, body: unknown): RequestInit {
   return { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/** The body of a response that must answer `status` (the body is the message when it does not). */
+export async function readJson<T>(res: Response, status = 200): Promise<T> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  return JSON.parse(text) as T;
 }
 
 export const contract = createContractValidator();

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ReelshelfClient } from '../../../client/src/index.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { childReadKey } from '../helpers/household.ts';
+import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 interface SlotJson {
   slot: string;
@@ -28,21 +29,15 @@ let server: TestServer;
 const copyAt = new Map<number, number>();
 let movieOf15 = 0;
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
 async function binder(name: string, auth?: string): Promise<BinderJson> {
   const headers: Record<string, string> = auth === undefined ? {} : { authorization: `Bearer ${auth}` };
-  return json<BinderJson>(await server.api(`/api/binders/${encodeURIComponent(name)}`, { headers }));
+  return readJson<BinderJson>(await server.api(`/api/binders/${encodeURIComponent(name)}`, { headers }));
 }
 
 /** Every (binder, slot) of every copy: no place twice, every copy once. */
 async function places(): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  const list = await json<{ items: { name: string }[] }>(await server.api('/api/binders'));
+  const list = await readJson<{ items: { name: string }[] }>(await server.api('/api/binders'));
   for (const b of list.items) {
     for (const page of (await binder(b.name)).pages) {
       for (const s of page.slots) {
@@ -59,7 +54,7 @@ describe('binders API', () => {
   before(async () => {
     server = await startTestServer();
     for (let i = 1; i <= 20; i++) {
-      const made = await json<{ id: number; physical_copies: { id: number }[] }>(
+      const made = await readJson<{ id: number; physical_copies: { id: number }[] }>(
         await server.api(
           '/api/movies',
           jsonBody('POST', {
@@ -100,7 +95,7 @@ describe('binders API', () => {
         on_loan: false,
       },
     });
-    const list = await json<{ items: unknown[] }>(await server.api('/api/binders'));
+    const list = await readJson<{ items: unknown[] }>(await server.api('/api/binders'));
     assert.deepEqual(list.items, [{ name: 'A', copies: 20, slots_per_page: 8 }]);
   });
 
@@ -110,14 +105,14 @@ describe('binders API', () => {
       `/api/physical-copies/${copyAt.get(1)}`,
       jsonBody('PATCH', { binder: 'A', slot: '2' }),
     );
-    const body = await json<{ error: string; message: string; hint: string }>(res, 409);
+    const body = await readJson<{ error: string; message: string; hint: string }>(res, 409);
     assert.equal(body.error, 'slot_taken');
     assert.match(body.message, /Binder Film 02/);
     assert.match(body.message, new RegExp(`copy ${copyAt.get(2)}\\b`));
     // A taken slot in a binder that does not exist yet cannot happen; a new binder the move would
     // have made is rolled back with it: try a refused move into an existing binder only.
     assert.deepEqual(await places(), before);
-    const list = await json<{ items: { name: string }[] }>(await server.api('/api/binders'));
+    const list = await readJson<{ items: { name: string }[] }>(await server.api('/api/binders'));
     assert.deepEqual(
       list.items.map((b) => b.name),
       ['A'],
@@ -126,7 +121,7 @@ describe('binders API', () => {
 
   it('a move to a free slot of a new binder creates it; moving back restores the page', async () => {
     const id = copyAt.get(20) ?? 0;
-    const moved = await json(
+    const moved = await readJson(
       await server.api(`/api/physical-copies/${id}`, jsonBody('PATCH', { binder: 'B', slot: '1' })),
     );
     assert.deepEqual(moved, { id, binder: 'B', slot: '1' });
@@ -134,7 +129,7 @@ describe('binders API', () => {
     assert.equal((await binder('B')).pages[0]?.slots[0]?.copy?.id, id);
     // A named slot comes after the numbered pages, on a page of its own (docs/collector.md).
     const other = copyAt.get(19) ?? 0;
-    await json(
+    await readJson(
       await server.api(
         `/api/physical-copies/${other}`,
         jsonBody('PATCH', { binder: 'B', slot: 'Front pocket' }),
@@ -147,10 +142,10 @@ describe('binders API', () => {
         [2, 'Front pocket'],
       ],
     );
-    await json(
+    await readJson(
       await server.api(`/api/physical-copies/${other}`, jsonBody('PATCH', { binder: 'A', slot: '19' })),
     );
-    await json(
+    await readJson(
       await server.api(`/api/physical-copies/${id}`, jsonBody('PATCH', { binder: 'A', slot: '20' })),
     );
     assert.equal((await places()).get(id), 'A/20');
@@ -158,7 +153,7 @@ describe('binders API', () => {
 
   it('a swap exchanges two places in one request', async () => {
     const [a, b] = [copyAt.get(4) ?? 0, copyAt.get(5) ?? 0];
-    const swapped = await json(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b })));
+    const swapped = await readJson(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b })));
     assert.deepEqual(swapped, {
       items: [
         { id: a, binder: 'A', slot: '5' },
@@ -168,9 +163,9 @@ describe('binders API', () => {
     const now = await places();
     assert.equal(now.get(a), 'A/5');
     assert.equal(now.get(b), 'A/4');
-    await json(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b })));
-    await json(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b: a })), 400);
-    await json(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b: 987654 })), 404);
+    await readJson(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b })));
+    await readJson(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b: a })), 400);
+    await readJson(await server.api('/api/physical-copies/swap', jsonBody('POST', { a, b: 987654 })), 404);
   });
 
   it('racing swaps and moves leave every disc in exactly one slot, no slot twice', async () => {
@@ -198,16 +193,18 @@ describe('binders API', () => {
   });
 
   it('rename: 409 when the name is taken; slots per page redraw the pages', async () => {
-    await json(await server.api('/api/binders/B', jsonBody('PATCH', { name: 'A' })), 409);
-    const renamed = await json(await server.api('/api/binders/B', jsonBody('PATCH', { name: 'Shelf two' })));
+    await readJson(await server.api('/api/binders/B', jsonBody('PATCH', { name: 'A' })), 409);
+    const renamed = await readJson(
+      await server.api('/api/binders/B', jsonBody('PATCH', { name: 'Shelf two' })),
+    );
     assert.deepEqual(renamed, { name: 'Shelf two', copies: 0, slots_per_page: 8 });
-    await json(await server.api('/api/binders/B'), 404);
-    await json(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 0 })), 400);
-    await json(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 10 })));
+    await readJson(await server.api('/api/binders/B'), 404);
+    await readJson(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 0 })), 400);
+    await readJson(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 10 })));
     const a = await binder('A');
     assert.equal(a.slots_per_page, 10);
     assert.ok(a.pages.every((p) => p.slots.length === 10));
-    await json(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 8 })));
+    await readJson(await server.api('/api/binders/A', jsonBody('PATCH', { slots_per_page: 8 })));
   });
 
   it('the typed client reads, moves, swaps and renames', async () => {
@@ -236,32 +233,14 @@ describe('binders API', () => {
   });
 
   it('a person with a content limit sees a hidden film’s slot as empty, and cannot move or rename', async () => {
-    await json(await server.api(`/api/movies/${movieOf15}`, jsonBody('PATCH', { certification: 'R' })));
-    const kid = await json<{ id: number }>(
-      await server.api(
-        '/api/users',
-        jsonBody('POST', {
-          name: 'Kid',
-          password: 'kid password 123',
-          role: 'child',
-          max_certification: 'PG',
-          allow_unrated: true,
-        }),
-      ),
-      201,
-    );
-    const key = (
-      await json<{ key: string }>(
-        await server.api('/api/keys', jsonBody('POST', { name: 'binders', scope: 'read', user: kid.id })),
-        201,
-      )
-    ).key;
+    await readJson(await server.api(`/api/movies/${movieOf15}`, jsonBody('PATCH', { certification: 'R' })));
+    const { key } = await childReadKey(server, 'Kid', 'binders');
     const seen = await binder('A', key);
     const slots = seen.pages.flatMap((p) => p.slots);
     assert.equal(seen.pages.length, 3);
     assert.equal(JSON.stringify(seen).includes('Binder Film 15'), false);
     assert.equal(slots.filter((s) => s.copy === null).length, 5);
-    const list = await json<{ items: { copies: number }[] }>(
+    const list = await readJson<{ items: { copies: number }[] }>(
       await server.api('/api/binders', { headers: { authorization: `Bearer ${key}` } }),
     );
     assert.equal(list.items.find((b) => b !== undefined)?.copies, 19);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MovieDetail } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
+import { signInSession } from '../helpers/household.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
@@ -45,14 +46,8 @@ describe('Letterboxd export', () => {
     );
     assert.equal(user.status, 201, await user.clone().text());
     const anna = (await user.json()) as { id: number };
-    const signIn = await fetch(`${t.url}/api/sessions`, {
-      ...jsonBody('POST', { name: 'Anna', password: 'anna password 123' }),
-    });
-    assert.equal(signIn.status, 200);
-    member = {
-      id: anna.id,
-      headers: { cookie: (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '' },
-    };
+    const { cookie } = await signInSession(t, 'Anna', 'anna password 123');
+    member = { id: anna.id, headers: { cookie } };
     // Anna watched Heat to the end on a file (her watched mark), and played the R-rated film,
     // which her limit hides; the admin played Heat earlier.
     const root = await db

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Clock } from '../../src/adapters/clock.ts';
+import { type Session, signInSession } from '../helpers/household.ts';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
@@ -12,24 +13,12 @@ const clock: Clock = { now: () => now };
 let movieId = 0;
 let copies: { id: number; slot: string | null }[] = [];
 
-interface Signed {
-  cookie: string;
-  csrf: string;
-}
-
-async function signIn(name: string, password: string): Promise<Signed> {
-  const res = await fetch(`${t.url}/api/sessions`, jsonBody('POST', { name, password }));
-  assert.equal(res.status, 200, await res.clone().text());
-  const body = (await res.json()) as { csrf_token: string };
-  return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '', csrf: body.csrf_token };
-}
-
-async function page(s: Signed, path: string): Promise<{ status: number; html: string }> {
+async function page(s: Session, path: string): Promise<{ status: number; html: string }> {
   const res = await fetch(`${t.url}${path}`, { headers: { cookie: s.cookie, accept: 'text/html' } });
   return { status: res.status, html: await res.text() };
 }
 
-async function form(s: Signed, path: string, fields: Record<string, string>): Promise<Response> {
+async function form(s: Session, path: string, fields: Record<string, string>): Promise<Response> {
   return fetch(`${t.url}${path}`, {
     method: 'POST',
     redirect: 'manual',
@@ -39,7 +28,7 @@ async function form(s: Signed, path: string, fields: Record<string, string>): Pr
 }
 
 describe('loan pages', () => {
-  let admin: Signed;
+  let admin: Session;
   before(async () => {
     t = await startTestServer({}, { clock });
     const res = await t.api(
@@ -57,7 +46,7 @@ describe('loan pages', () => {
     const made = (await res.json()) as { id: number; physical_copies: { id: number; slot: string | null }[] };
     movieId = made.id;
     copies = made.physical_copies;
-    admin = await signIn('admin', t.token);
+    admin = await signInSession(t, 'admin', t.token);
   });
   after(() => t.close());
 
@@ -97,7 +86,7 @@ describe('loan pages', () => {
   it('/loans lists the overdue discs first, in their own section; the binder slot is marked', async () => {
     now = new Date('2026-03-13T08:00:00.000Z');
     // Three days on, the session has gone idle: sign in again.
-    admin = await signIn('admin', t.token);
+    admin = await signInSession(t, 'admin', t.token);
     const loans = await page(admin, '/loans');
     assert.equal(loans.status, 200);
     const overdue = loans.html.slice(
@@ -128,7 +117,7 @@ describe('loan pages', () => {
   });
 
   it('signed out, /loans and its forms send the browser to sign in (not a 401 JSON body)', async () => {
-    const out: Signed = { cookie: '', csrf: '' };
+    const out: Session = { cookie: '', csrf: '' };
     const list = await fetch(`${t.url}/loans?history=1`, {
       headers: { accept: 'text/html' },
       redirect: 'manual',
@@ -150,7 +139,7 @@ describe('loan pages', () => {
     );
     assert.equal(made.status, 201);
     await form(admin, '/loans/lend', { copy: String(copies[1]?.id), to: 'Kim', back: '/loans' });
-    const anna = await signIn('anna', 'correct horse battery');
+    const anna = await signInSession(t, 'anna', 'correct horse battery');
     const loans = await page(anna, '/loans');
     assert.equal(loans.status, 200);
     assert.match(loans.html, /to Kim since/);

@@ -8,26 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Api } from '@jellyfin/sdk/lib/api.js';
 import { Jellyfin } from '@jellyfin/sdk/lib/jellyfin.js';
 import { getLibraryApi } from '@jellyfin/sdk/lib/utils/api/library-api.js';
+import type { LoanList, LoanView } from '@reelshelf/contract';
 import { sql } from 'kysely';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import type { Clock } from '../../src/adapters/clock.ts';
 import { testEngine } from '../helpers/test-database.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
-
-interface LoanJson {
-  id: number;
-  copy_id: number;
-  movie_id: number;
-  title: string;
-  format: string | null;
-  binder: string | null;
-  slot: string | null;
-  to: string;
-  lent_at: string;
-  due: string | null;
-  returned_at: string | null;
-  overdue: boolean;
-}
+import { childReadKey } from '../helpers/household.ts';
+import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let server: TestServer;
 let now = new Date('2026-03-10T12:00:00.000Z');
@@ -36,18 +23,12 @@ const clock: Clock = { now: () => now };
 const copy: Record<string, number> = {};
 const movie: Record<string, number> = {};
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
 const lend = (copyId: number, body: unknown) =>
   server.api(`/api/physical-copies/${copyId}/loan`, jsonBody('POST', body));
 const giveBack = (copyId: number) => server.api(`/api/physical-copies/${copyId}/loan`, { method: 'DELETE' });
 const loans = async (query = '', auth?: string) =>
   (
-    await json<{ items: LoanJson[] }>(
+    await readJson<LoanList>(
       await server.api(
         `/api/loans${query}`,
         auth === undefined ? {} : { headers: { authorization: `Bearer ${auth}` } },
@@ -102,7 +83,7 @@ describe('loans API', () => {
       ['B', '2', 'DVD'],
       ['C', '3', '4K UHD'],
     ] as const) {
-      const made = await json<{ id: number; physical_copies: { id: number }[] }>(
+      const made = await readJson<{ id: number; physical_copies: { id: number }[] }>(
         await server.api(
           '/api/movies',
           jsonBody('POST', {
@@ -120,7 +101,7 @@ describe('loans API', () => {
   after(() => server.close());
 
   it('lends a copy (201), shows it on the binder slot and the library item, and refuses a second lend naming who has it', async () => {
-    const made = await json<LoanJson>(await lend(copy.A ?? 0, { to: '  Sam  ', due: '2026-03-20' }), 201);
+    const made = await readJson<LoanView>(await lend(copy.A ?? 0, { to: '  Sam  ', due: '2026-03-20' }), 201);
     assert.deepEqual(made, {
       id: made.id,
       copy_id: copy.A,
@@ -137,9 +118,9 @@ describe('loans API', () => {
     });
     assert.deepEqual(await loans(), [made]);
 
-    const binder = await json<{ pages: { slots: { slot: string; copy: { on_loan: boolean } | null }[] }[] }>(
-      await server.api('/api/binders/L'),
-    );
+    const binder = await readJson<{
+      pages: { slots: { slot: string; copy: { on_loan: boolean } | null }[] }[];
+    }>(await server.api('/api/binders/L'));
     const slots = binder.pages.flatMap((p) => p.slots);
     assert.deepEqual(
       slots.slice(0, 3).map((s) => [s.slot, s.copy?.on_loan]),
@@ -150,7 +131,7 @@ describe('loans API', () => {
       ],
     );
 
-    const library = await json<{ items: { movie_id: number; physical_copies?: unknown[] }[] }>(
+    const library = await readJson<{ items: { movie_id: number; physical_copies?: unknown[] }[] }>(
       await server.api('/library', { headers: { accept: 'application/json' } }),
     );
     const copies = (id: number | undefined) => library.items.find((i) => i.movie_id === id)?.physical_copies;
@@ -164,7 +145,7 @@ describe('loans API', () => {
     ]);
     assert.deepEqual(copies(movie.B), [{ binder: 'L', slot: '2', format: 'DVD' }], 'no loan: no key');
 
-    const again = await json<{ error: string; message: string; hint: string; loan: { to: string } }>(
+    const again = await readJson<{ error: string; message: string; hint: string; loan: { to: string } }>(
       await lend(copy.A ?? 0, { to: 'Alex' }),
       409,
     );
@@ -187,20 +168,26 @@ describe('loans API', () => {
       { to: 'Sam', due: '2026-3-1' },
       { to: 'Sam', extra: true },
     ]) {
-      const res = await json<{ error: string }>(await lend(id, body), 400);
+      const res = await readJson<{ error: string }>(await lend(id, body), 400);
       assert.equal(res.error, 'validation_failed', JSON.stringify(body));
     }
-    const huge = await json<{ error: string }>(await lend(id, { to: 'Sam', note: 'x'.repeat(10_000) }), 413);
+    const huge = await readJson<{ error: string }>(
+      await lend(id, { to: 'Sam', note: 'x'.repeat(10_000) }),
+      413,
+    );
     assert.equal(huge.error, 'payload_too_large');
-    assert.equal((await json<{ error: string }>(await lend(987654, { to: 'Sam' }), 404)).error, 'not_found');
-    assert.equal((await json<{ error: string }>(await giveBack(987654), 404)).error, 'not_found');
-    const home = await json<{ error: string; message: string }>(await giveBack(id), 409);
+    assert.equal(
+      (await readJson<{ error: string }>(await lend(987654, { to: 'Sam' }), 404)).error,
+      'not_found',
+    );
+    assert.equal((await readJson<{ error: string }>(await giveBack(987654), 404)).error, 'not_found');
+    const home = await readJson<{ error: string; message: string }>(await giveBack(id), 409);
     assert.equal(home.error, 'not_on_loan');
     assert.equal((await loans()).length, 1);
   });
 
   it('overdue is judged by the server clock: late the day after the due day', async () => {
-    await json(await lend(copy.B ?? 0, { to: 'Robin', due: '2026-03-12' }), 201);
+    await readJson(await lend(copy.B ?? 0, { to: 'Robin', due: '2026-03-12' }), 201);
     assert.deepEqual(
       (await loans()).map((l) => [l.title, l.overdue]),
       [
@@ -215,11 +202,11 @@ describe('loans API', () => {
       (await loans('?overdue=true')).map((l) => [l.title, l.to, l.overdue]),
       [['Loan Film B', 'Robin', true]],
     );
-    await json(await server.api('/api/loans?overdue=maybe'), 400);
+    await readJson(await server.api('/api/loans?overdue=maybe'), 400);
   });
 
   it('a return closes the loan (200) and keeps it as history; the copy can be lent again', async () => {
-    const closed = await json<LoanJson>(await giveBack(copy.B ?? 0));
+    const closed = await readJson<LoanView>(await giveBack(copy.B ?? 0));
     assert.equal(closed.returned_at, '2026-03-13T00:00:00.000Z');
     assert.equal(closed.overdue, false, 'a returned disc is not overdue');
     assert.deepEqual(
@@ -235,7 +222,7 @@ describe('loans API', () => {
       ],
     );
     now = new Date('2026-03-14T09:00:00.000Z');
-    await json(await lend(copy.B ?? 0, { to: 'Kim', due: null }), 201);
+    await readJson(await lend(copy.B ?? 0, { to: 'Kim', due: null }), 201);
     assert.deepEqual(
       (await loans('?history=1'))
         .filter((l) => l.copy_id === copy.B)
@@ -245,7 +232,7 @@ describe('loans API', () => {
         ['Kim', true],
       ],
     );
-    await json(await giveBack(copy.B ?? 0));
+    await readJson(await giveBack(copy.B ?? 0));
   });
 
   it('racing lends of one copy: exactly one 201, every other a 409', async () => {
@@ -255,7 +242,7 @@ describe('loans API', () => {
     assert.equal(statuses.filter((s) => s === 201).length, 1, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 409).length, 23, statuses.join(','));
     assert.equal((await loans()).filter((l) => l.copy_id === copy.C).length, 1);
-    await json(await giveBack(copy.C ?? 0));
+    await readJson(await giveBack(copy.C ?? 0));
   });
 
   it('the kept /library listing follows lends and returns at once, its ETag moving, with no write to the copy', async () => {
@@ -276,9 +263,9 @@ describe('loans API', () => {
     };
     assert.deepEqual(await listed(), { to: '' }, 'built and kept with B at home');
     assert.equal(await listed(), null, 'kept: 304 while nothing changes');
-    await json(await lend(copy.B ?? 0, { to: 'Cache Reader' }), 201);
+    await readJson(await lend(copy.B ?? 0, { to: 'Cache Reader' }), 201);
     assert.deepEqual(await listed(), { to: 'Cache Reader' }, 'the lend moved the ETag');
-    await json(await giveBack(copy.B ?? 0));
+    await readJson(await giveBack(copy.B ?? 0));
     assert.deepEqual(await listed(), { to: '' }, 'the return moved it again');
     assert.equal(await copyWrites(), 0, 'the loans table tells the listing by itself');
   });
@@ -328,18 +315,18 @@ describe('loans API', () => {
   it('GET /api/movies?on_loan=true lists only the movies with a disc out, with or without a search', async () => {
     const titles = async (query: string) =>
       (
-        await json<{ items: { title: string }[]; total: number }>(await server.api(`/api/movies${query}`))
+        await readJson<{ items: { title: string }[]; total: number }>(await server.api(`/api/movies${query}`))
       ).items.map((m) => m.title);
     assert.deepEqual(await titles('?on_loan=true'), ['Loan Film A']);
     assert.deepEqual(await titles('?q=loan&on_loan=true'), ['Loan Film A']);
     assert.equal((await titles('?on_loan=false')).length, 3);
-    await json(await server.api('/api/movies?on_loan=maybe'), 400);
+    await readJson(await server.api('/api/movies?on_loan=maybe'), 400);
     const client = new ReelshelfClient({ baseUrl: server.url, token: server.token });
     assert.equal((await client.listMovies({ on_loan: true })).total, 1);
   });
 
   it('the Jellyfin placeholder of a disc-only film says who has the disc (@jellyfin/sdk)', async () => {
-    await json(
+    await readJson(
       await server.api(
         '/api/users',
         jsonBody('POST', { name: 'anna', password: 'correct horse battery', role: 'member' }),
@@ -369,27 +356,9 @@ describe('loans API', () => {
   });
 
   it('a person with a content limit sees no loan of a hidden film, and cannot lend or return', async () => {
-    await json(await server.api(`/api/movies/${movie.C}`, jsonBody('PATCH', { certification: 'R' })));
-    await json(await lend(copy.C ?? 0, { to: 'Secret' }), 201);
-    const kid = await json<{ id: number }>(
-      await server.api(
-        '/api/users',
-        jsonBody('POST', {
-          name: 'Kid',
-          password: 'kid password 123',
-          role: 'child',
-          max_certification: 'PG',
-          allow_unrated: true,
-        }),
-      ),
-      201,
-    );
-    const key = (
-      await json<{ key: string }>(
-        await server.api('/api/keys', jsonBody('POST', { name: 'loans', scope: 'read', user: kid.id })),
-        201,
-      )
-    ).key;
+    await readJson(await server.api(`/api/movies/${movie.C}`, jsonBody('PATCH', { certification: 'R' })));
+    await readJson(await lend(copy.C ?? 0, { to: 'Secret' }), 201);
+    const { key } = await childReadKey(server, 'Kid', 'loans');
     assert.deepEqual(
       (await loans('', key)).map((l) => l.title),
       ['Loan Film A'],
@@ -407,7 +376,7 @@ describe('loans API', () => {
       headers: asKid,
     });
     assert.equal(back.status, 403);
-    await json(await giveBack(copy.C ?? 0));
+    await readJson(await giveBack(copy.C ?? 0));
   });
 
   it('the typed client lends, lists and returns', async () => {
@@ -420,7 +389,13 @@ describe('loans API', () => {
     );
     const back = await client.returnCopy(copy.B ?? 0);
     assert.equal(back.returned_at !== null, true);
-    assert.ok((await client.loans({ history: true })).items.length >= 5);
+    const history = (await client.loans({ history: true })).items;
+    assert.ok(history.length >= 5);
+    // The history keeps the loan just returned, as returned (not only some five rows).
+    assert.deepEqual(
+      history.filter((l) => l.id === made.id).map((l) => [l.to, l.returned_at]),
+      [['Client', back.returned_at]],
+    );
   });
 
   // Last: it adds a film and loans the cases above do not expect.
@@ -430,7 +405,7 @@ describe('loans API', () => {
     type ExportDoc = {
       movies: { title: string; copies: ExportCopy[]; editions: { copies: ExportCopy[] }[] }[];
     };
-    const doc = await json<ExportDoc>(await server.api('/api/export?format=json'));
+    const doc = await readJson<ExportDoc>(await server.api('/api/export?format=json'));
     const copyIn = (title: string): ExportCopy => {
       const m = doc.movies.find((x) => x.title === title);
       const found = [...(m?.copies ?? []), ...(m?.editions ?? []).flatMap((e) => e.copies)][0];
@@ -457,13 +432,15 @@ describe('loans API', () => {
         headers: { accept: 'application/json', ...(etag === '' ? {} : { 'if-none-match': etag }) },
       });
     const before = (await library()).headers.get('etag') ?? '';
-    const dry = await json<{ warnings: string[] }>(
+    const dry = await readJson<{ warnings: string[] }>(
       await server.api('/api/import?dry_run=true', jsonBody('POST', doc)),
     );
     assert.deepEqual(dry.warnings, [warning], 'a dry run says so too');
     assert.equal((await library(before)).status, 304, 'a dry run writes nothing');
 
-    const done = await json<{ warnings: string[] }>(await server.api('/api/import', jsonBody('POST', doc)));
+    const done = await readJson<{ warnings: string[] }>(
+      await server.api('/api/import', jsonBody('POST', doc)),
+    );
     assert.deepEqual(done.warnings, [warning]);
     const res = await library(before);
     assert.equal(res.status, 200, 'the import moved the ETag');
@@ -494,7 +471,7 @@ describe('loans API', () => {
       ],
     };
     assert.deepEqual(
-      (await json<{ warnings: string[] }>(await server.api('/api/import', jsonBody('POST', lentCopy))))
+      (await readJson<{ warnings: string[] }>(await server.api('/api/import', jsonBody('POST', lentCopy))))
         .warnings,
       [],
     );

@@ -106,8 +106,12 @@ describe('several nodes on one database', () => {
       id: number;
       physical_copies: { id: number }[];
     };
-    const loanOnB = (listed: { body: LibraryResponse | null }) =>
-      listed.body?.items.find((m) => m.movie_id === id)?.physical_copies?.[0]?.loan?.to ?? null;
+    /** The borrower B lists for the disc, null when at home; B must list the movie and its disc. */
+    const loanOnB = (listed: { body: LibraryResponse | null }) => {
+      const disc = listed.body?.items.find((m) => m.movie_id === id)?.physical_copies?.[0];
+      assert.equal(disc?.binder, 'Nodes', 'B lists the movie with its disc');
+      return disc.loan?.to ?? null;
+    };
     const home = await library(b);
     assert.equal(loanOnB(home), null);
     const lent = await a.api(`/api/physical-copies/${copies[0]?.id}/loan`, jsonBody('POST', { to: 'Sam' }));

@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import type { RipQueueResponse, UpgradesResponse } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import { fixtureFfmpeg } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { childReadKey } from '../helpers/household.ts';
+import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
 
@@ -64,19 +65,13 @@ let rootId = 0;
 const movieIds = new Map<string, number>();
 const copyIds = new Map<string, number[]>();
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
 async function film(
   title: string,
   year: number,
   runtime: number | null,
   copies: { binder: string; slot: string; format: string; edition?: string }[],
 ): Promise<void> {
-  const made = await json<{ id: number; physical_copies: { id: number }[] }>(
+  const made = await readJson<{ id: number; physical_copies: { id: number }[] }>(
     await server.api(
       '/api/movies',
       jsonBody('POST', { title, year, runtime_minutes: runtime, physical_copies: copies }),
@@ -95,18 +90,18 @@ const fileOf = (title: string, year: number) =>
   join(mediaDir, `${title} (${year})`, `${title} (${year}).mkv`);
 
 async function scan(): Promise<void> {
-  await json(await server.api(`/api/library-roots/${rootId}/scan?wait=true`, { method: 'POST' }));
+  await readJson(await server.api(`/api/library-roots/${rootId}/scan?wait=true`, { method: 'POST' }));
 }
 
 const ripQueue = async (query = '', auth?: string) =>
-  json<RipQueueResponse>(
+  readJson<RipQueueResponse>(
     await server.api(
       `/api/rip-queue${query}`,
       auth === undefined ? {} : { headers: { authorization: `Bearer ${auth}` } },
     ),
   );
 const upgrades = async (auth?: string) =>
-  json<UpgradesResponse>(
+  readJson<UpgradesResponse>(
     await server.api(
       '/api/upgrades',
       auth === undefined ? {} : { headers: { authorization: `Bearer ${auth}` } },
@@ -147,7 +142,7 @@ describe('rip queue and upgrades', () => {
     ];
     for (const [title, year, clip] of clips) await makeClip(fileOf(title, year), clip);
     rootId = (
-      await json<{ id: number }>(
+      await readJson<{ id: number }>(
         await server.api('/api/library-roots', jsonBody('POST', { path: mediaDir })),
         201,
       )
@@ -163,12 +158,12 @@ describe('rip queue and upgrades', () => {
   });
 
   it('the scan matched every file to its film and analysed it', async () => {
-    const detail = await json<{ media_files: { status: string }[] }>(
+    const detail = await readJson<{ media_files: { status: string }[] }>(
       await server.api(`/api/movies/${movieIds.get('Uhd Full')}`),
     );
     assert.equal(detail.media_files.length, 1);
     assert.equal((await server.api('/api/movies')).status, 200);
-    const movies = await json<{ total: number }>(await server.api('/api/movies'));
+    const movies = await readJson<{ total: number }>(await server.api('/api/movies'));
     assert.equal(movies.total, 11, 'no file made a film of its own');
   });
 
@@ -187,7 +182,7 @@ describe('rip queue and upgrades', () => {
     assert.equal(q.total_runtime_minutes, 405);
     assert.equal(q.total, 5);
     // /stats reads the same rule (rip-queue.predicate.ts): its "on disc only" films are this queue.
-    const stats = await json<{ films_by_files: { disc_only: number } }>(await server.api('/api/stats'));
+    const stats = await readJson<{ films_by_files: { disc_only: number } }>(await server.api('/api/stats'));
     assert.equal(stats.films_by_files.disc_only, q.total);
     assert.deepEqual(q.items[0], {
       copy_id: copyIds.get('Queue Four')?.[0],
@@ -223,7 +218,7 @@ describe('rip queue and upgrades', () => {
     );
     const comma = await ripQueue(`?format=${encodeURIComponent('Blu-ray,DVD')}`);
     assert.equal(comma.items.length, 4);
-    const bad = await json<{ error: string; hint: string }>(
+    const bad = await readJson<{ error: string; hint: string }>(
       await server.api('/api/rip-queue?format=Betamax'),
       400,
     );
@@ -245,23 +240,26 @@ describe('rip queue and upgrades', () => {
 
   it('a disc lent out says so on the rip queue, its binder slot and the loans list, until it is back', async () => {
     const copy = copyIds.get('Queue Four')?.[0];
-    await json(await server.api(`/api/physical-copies/${copy}/loan`, jsonBody('POST', { to: 'Ana' })), 201);
+    await readJson(
+      await server.api(`/api/physical-copies/${copy}/loan`, jsonBody('POST', { to: 'Ana' })),
+      201,
+    );
     const out = await ripQueue();
     assert.deepEqual(
       out.items.map((i) => `${i.title} ${i.on_loan}`),
       ['Queue Four true', 'Double false', 'Queue Pocket false', 'Gone File false'],
       'still on the queue (the film has no file), marked as out',
     );
-    const loans = await json<{ items: { copy_id: number; to: string; title: string }[] }>(
+    const loans = await readJson<{ items: { copy_id: number; to: string; title: string }[] }>(
       await server.api('/api/loans'),
     );
     assert.deepEqual(
       loans.items.map((l) => [l.copy_id, l.to, l.title]),
       [[copy, 'Ana', 'Queue Four']],
     );
-    const binder = await json<{ pages: { slots: { slot: string; copy: { on_loan: boolean } | null }[] }[] }>(
-      await server.api('/api/binders/A'),
-    );
+    const binder = await readJson<{
+      pages: { slots: { slot: string; copy: { on_loan: boolean } | null }[] }[];
+    }>(await server.api('/api/binders/A'));
     assert.equal(binder.pages[0]?.slots.find((x) => x.slot === '1')?.copy?.on_loan, true);
     const page = await (await server.api('/rip-queue', { headers: { accept: 'text/html' } })).text();
     const row = (html: string, id: number | undefined) => {
@@ -273,7 +271,7 @@ describe('rip queue and upgrades', () => {
     };
     assert.match(row(page, copy), /On loan/);
     assert.doesNotMatch(row(page, out.items[1]?.copy_id), /On loan/);
-    await json(await server.api(`/api/physical-copies/${copy}/loan`, { method: 'DELETE' }));
+    await readJson(await server.api(`/api/physical-copies/${copy}/loan`, { method: 'DELETE' }));
     assert.equal((await ripQueue()).items[0]?.on_loan, false);
   });
 
@@ -314,29 +312,11 @@ describe('rip queue and upgrades', () => {
 
   it('a person with a content limit sees neither list’s hidden films', async () => {
     for (const title of ['Queue Pocket', 'Bluray Dvd']) {
-      await json(
+      await readJson(
         await server.api(`/api/movies/${movieIds.get(title)}`, jsonBody('PATCH', { certification: 'R' })),
       );
     }
-    const kid = await json<{ id: number }>(
-      await server.api(
-        '/api/users',
-        jsonBody('POST', {
-          name: 'Shelf Kid',
-          password: 'kid password 123',
-          role: 'child',
-          max_certification: 'PG',
-          allow_unrated: true,
-        }),
-      ),
-      201,
-    );
-    const key = (
-      await json<{ key: string }>(
-        await server.api('/api/keys', jsonBody('POST', { name: 'shelf', scope: 'read', user: kid.id })),
-        201,
-      )
-    ).key;
+    const { key } = await childReadKey(server, 'Shelf Kid', 'shelf');
     const q = await ripQueue('', key);
     assert.deepEqual(
       q.items.map((i) => i.title),
@@ -360,7 +340,7 @@ describe('rip queue and upgrades', () => {
     assert.equal(page.total, 4);
     assert.equal(page.total_runtime_minutes, 305);
     assert.equal((await ripQueue('?offset=9')).items.length, 0);
-    await json(await server.api('/api/rip-queue?limit=0'), 400);
+    await readJson(await server.api('/api/rip-queue?limit=0'), 400);
   });
 
   it('the typed client reads both', async () => {

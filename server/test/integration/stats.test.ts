@@ -8,24 +8,19 @@ import type { LibraryResponse } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import type { StatsOverview, YearView } from '../../src/services/collector/stats.service.ts';
 import { seedPlays, seedStatsLibrary, type StatsLibrary } from '../helpers/stats-library.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { childReadKey } from '../helpers/household.ts';
+import { readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
 let lib: StatsLibrary;
 let kidKey = '';
 let kidId = 0;
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
 const as = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
 
 /** The library's own classes per device: each listed edition by its prediction and status code. */
 async function libraryShare(device: string): Promise<Record<string, number>> {
-  const body = await json<LibraryResponse>(
+  const body = await readJson<LibraryResponse>(
     await t.api(`/library?device=${device}`, { headers: { accept: 'application/json' } }),
   );
   const counts: Record<string, number> = { direct: 0, converted: 0, not_playable: 0, unknown: 0 };
@@ -49,26 +44,7 @@ describe('stats API and pages', () => {
   before(async () => {
     t = await startTestServer();
     lib = await seedStatsLibrary(t, t.dataDir);
-    const kid = await json<{ id: number }>(
-      await t.api(
-        '/api/users',
-        jsonBody('POST', {
-          name: 'Kid',
-          password: 'kid password 123',
-          role: 'child',
-          max_certification: 'PG',
-          allow_unrated: true,
-        }),
-      ),
-      201,
-    );
-    kidId = kid.id;
-    kidKey = (
-      await json<{ key: string }>(
-        await t.api('/api/keys', jsonBody('POST', { name: 'stats', scope: 'read', user: kid.id })),
-        201,
-      )
-    ).key;
+    ({ id: kidId, key: kidKey } = await childReadKey(t, 'Kid', 'stats'));
     await seedPlays(t, 1, lib, [
       ['Stats Film 03', '2025-01-04T20:00:00.000Z', 5400, 'web'],
       ['Stats Film 05', '2025-02-14T21:00:00.000Z', 7200, 'tv'],
@@ -86,7 +62,7 @@ describe('stats API and pages', () => {
   after(() => t.close());
 
   it('counts discs by format and decade, films by files, space by root', async () => {
-    const s = await json<StatsOverview>(await t.api('/api/stats'));
+    const s = await readJson<StatsOverview>(await t.api('/api/stats'));
     assert.deepEqual(s.discs_by_format, [
       { label: 'Blu-ray', discs: 10 },
       { label: 'DVD', discs: 8 },
@@ -108,7 +84,7 @@ describe('stats API and pages', () => {
   });
 
   it('the rip queue over time ends at now with the discs whose film has no present file', async () => {
-    const s = await json<StatsOverview>(await t.api('/api/stats'));
+    const s = await readJson<StatsOverview>(await t.api('/api/stats'));
     const last = s.rip_queue.at(-1);
     assert.equal(last?.discs, 8);
     assert.equal(last?.month, new Date().toISOString().slice(0, 7));
@@ -118,7 +94,7 @@ describe('stats API and pages', () => {
   });
 
   it('the playback share per device is the library’s own decision, and follows a change', async () => {
-    const s = await json<StatsOverview>(await t.api('/api/stats'));
+    const s = await readJson<StatsOverview>(await t.api('/api/stats'));
     assert.deepEqual(
       s.playback_share.map((d) => d.device),
       ['web', 'safari', 'tv', 'androidtv', 'roku', 'full'],
@@ -137,7 +113,11 @@ describe('stats API and pages', () => {
       .set({ status: 'missing', missing_since: new Date().toISOString() })
       .where('id', '=', gone)
       .execute();
-    const after = await json<StatsOverview>(await t.api('/api/stats'));
+    const after = await readJson<StatsOverview>(await t.api('/api/stats'));
+    assert.deepEqual(
+      after.playback_share.map((d) => d.device),
+      s.playback_share.map((d) => d.device),
+    );
     for (const d of after.playback_share) {
       const total = (x: typeof d.counts) => x.direct + x.converted + x.not_playable + x.unknown;
       assert.equal(total(d.counts), 13, d.device);
@@ -148,13 +128,13 @@ describe('stats API and pages', () => {
       .set({ status: 'present', missing_since: null })
       .where('id', '=', gone)
       .execute();
-    const back = await json<StatsOverview>(await t.api('/api/stats'));
+    const back = await readJson<StatsOverview>(await t.api('/api/stats'));
     assert.deepEqual(back.playback_share, s.playback_share);
   });
 
   it('a child with a limit sees no count or title of a film above it', async () => {
-    const admin = await json<StatsOverview>(await t.api('/api/stats'));
-    const kid = await json<StatsOverview>(await t.api('/api/stats', as(kidKey)));
+    const admin = await readJson<StatsOverview>(await t.api('/api/stats'));
+    const kid = await readJson<StatsOverview>(await t.api('/api/stats', as(kidKey)));
     const discs = (o: StatsOverview) => o.discs_by_format.reduce((sum, d) => sum + d.discs, 0);
     assert.equal(discs(kid), discs(admin) - 1);
     assert.equal(
@@ -163,6 +143,7 @@ describe('stats API and pages', () => {
     );
     // Film 5 has a file (5 % 4 = 1: the DTS kind) in the Films root.
     assert.deepEqual(kid.films_by_files, { ...admin.films_by_files, with_file: 13 });
+    assert.equal(kid.playback_share.length, admin.playback_share.length, 'every device, for the child too');
     for (const [i, d] of kid.playback_share.entries()) {
       const a = admin.playback_share[i];
       const total = (x: typeof d.counts) => x.direct + x.converted + x.not_playable + x.unknown;
@@ -172,7 +153,12 @@ describe('stats API and pages', () => {
     assert.equal(films(kid), films(admin) - 1);
     const page = await (await t.api('/stats', as(kidKey))).text();
     assert.doesNotMatch(page, new RegExp(lib.restricted));
-    const year = await json<YearView>(await t.api('/api/stats/year?year=2025', as(kidKey)));
+    // The overview page names no film at all: its numbers are what show the limit, the child's own.
+    const formatDesc = (o: StatsOverview) =>
+      `<desc id="chart-format-desc">${o.discs_by_format.map((d) => `${d.label}: ${d.discs}`).join('; ')}</desc>`;
+    assert.notEqual(formatDesc(kid), formatDesc(admin));
+    assert.ok(page.includes(formatDesc(kid)), `${formatDesc(kid)} in the child's /stats`);
+    const year = await readJson<YearView>(await t.api('/api/stats/year?year=2025', as(kidKey)));
     assert.equal(year.person.id, kidId);
     assert.equal(year.films, 1);
     assert.equal(year.plays, 1);
@@ -183,7 +169,7 @@ describe('stats API and pages', () => {
   });
 
   it('your year: films, hours, months, genres, device, first and last film', async () => {
-    const y = await json<YearView>(await t.api('/api/stats/year?year=2025'));
+    const y = await readJson<YearView>(await t.api('/api/stats/year?year=2025'));
     assert.equal(y.year, 2025);
     assert.equal(y.films, 4);
     assert.equal(y.plays, 5);
@@ -215,19 +201,19 @@ describe('stats API and pages', () => {
   });
 
   it('an admin may see another person’s year; anyone else only their own', async () => {
-    const kids = await json<YearView>(await t.api(`/api/stats/year?year=2025&person=${kidId}`));
+    const kids = await readJson<YearView>(await t.api(`/api/stats/year?year=2025&person=${kidId}`));
     assert.equal(kids.person.name, 'Kid');
     // The admin sees everything the child played (the admin's own rule applies to the admin).
     assert.equal(kids.films, 2);
-    await json(await t.api('/api/stats/year?person=1', as(kidKey)), 403);
-    await json(await t.api('/api/stats/year?person=999'), 404);
-    await json(await t.api('/api/stats/year?year=abc'), 400);
+    await readJson(await t.api('/api/stats/year?person=1', as(kidKey)), 403);
+    await readJson(await t.api('/api/stats/year?person=999'), 404);
+    await readJson(await t.api('/api/stats/year?year=abc'), 400);
     assert.equal((await t.api('/stats/year?person=1', as(kidKey))).status, 403);
   });
 
   it('the typed client reads the stats and a year', async () => {
     const client = new ReelshelfClient({ baseUrl: t.url, token: t.token });
-    assert.deepEqual(await client.stats(), await json<StatsOverview>(await t.api('/api/stats')));
+    assert.deepEqual(await client.stats(), await readJson<StatsOverview>(await t.api('/api/stats')));
     const kid = await client.statsYear({ person: kidId, year: 2025 });
     assert.deepEqual([kid.person.name, kid.films], ['Kid', 2]);
     assert.equal((await client.statsYear()).person.id, 1);

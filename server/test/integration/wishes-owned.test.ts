@@ -9,41 +9,29 @@ import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Wish, WishList } from '@reelshelf/contract';
 import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index.ts';
 import { makeFixture } from '../helpers/media.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-interface WishJson {
-  id: number;
-  title: string;
-  year: number | null;
-  tmdb_id: number | null;
-}
 
 let t: TestServer;
 let fakes: FakeProviders;
 let root: string;
 let outside: string;
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
-const wish = async (body: unknown) => json<WishJson>(await t.api('/api/wishes', jsonBody('POST', body)), 201);
+const wish = async (body: unknown) => readJson<Wish>(await t.api('/api/wishes', jsonBody('POST', body)), 201);
 /** The wish list as `title year` lines, in its order. */
 const wished = async () =>
-  (await json<{ items: WishJson[] }>(await t.api('/api/wishes'))).items.map((w) => `${w.title} ${w.year}`);
+  (await readJson<WishList>(await t.api('/api/wishes'))).items.map((w) => `${w.title} ${w.year}`);
 const clear = async () => {
-  for (const w of (await json<{ items: WishJson[] }>(await t.api('/api/wishes'))).items) {
+  for (const w of (await readJson<WishList>(await t.api('/api/wishes'))).items) {
     assert.equal((await t.api(`/api/wishes/${w.id}`, { method: 'DELETE' })).status, 204);
   }
 };
 
 async function scan(rootId: number): Promise<Record<string, number>> {
-  const res = await json<{ status: string; counts: Record<string, number> }>(
+  const res = await readJson<{ status: string; counts: Record<string, number> }>(
     await t.api(`/api/library-roots/${rootId}/scan?wait=true`, { method: 'POST' }),
   );
   assert.equal(res.status, 'committed');
@@ -75,7 +63,7 @@ describe('a wish ends whenever its film becomes owned', () => {
     await wish({ tmdb_id: 348 }); // Alien (1979), titled by the faked TMDb
     await wish({ title: 'Heat', year: 1986 }); // another film: stays
     await wish({ tmdb_id: 438631 }); // Dune: stays
-    const { id: rootId } = await json<{ id: number }>(
+    const { id: rootId } = await readJson<{ id: number }>(
       await t.api('/api/library-roots', jsonBody('POST', { path: root })),
       201,
     );
@@ -86,15 +74,16 @@ describe('a wish ends whenever its film becomes owned', () => {
     assert.ok(!afterScan.includes('Heat 1995'), afterScan.join(', '));
     assert.ok(afterScan.includes('Heat 1986') && afterScan.includes('Dune 2021'), afterScan.join(', '));
     const job = await waitFor(
-      async () => (await json<{ items: { id: number }[] }>(await t.api('/api/jobs?kind=enrich'))).items[0],
+      async () =>
+        (await readJson<{ items: { id: number }[] }>(await t.api('/api/jobs?kind=enrich'))).items[0],
       () => 'the enrichment job of the scanned movies',
     );
     const report = await t.server.services.enrichment.waitReport(job.id);
     assert.equal(report?.enriched, 1, JSON.stringify(report));
     assert.deepEqual(await wished(), ['Dune 2021', 'Heat 1986']);
-    const movies = await json<{ items: { title: string; year: number | null; tmdb_id: number | null }[] }>(
-      await t.api('/api/movies'),
-    );
+    const movies = await readJson<{
+      items: { title: string; year: number | null; tmdb_id: number | null }[];
+    }>(await t.api('/api/movies'));
     assert.ok(
       movies.items.some((m) => m.tmdb_id === 348 && m.year === 1979),
       'enrichment identified alien.mp4',
@@ -117,7 +106,7 @@ describe('a wish ends whenever its film becomes owned', () => {
   it('POST /api/movies with a disc ends the wish; without one the movie is only listed', async () => {
     await wish({ title: 'Paris, Texas', year: 1984 });
     await wish({ title: 'Wings of Desire', year: 1987 });
-    await json(
+    await readJson(
       await t.api(
         '/api/movies',
         jsonBody('POST', {
@@ -128,11 +117,14 @@ describe('a wish ends whenever its film becomes owned', () => {
       ),
       201,
     );
-    await json(await t.api('/api/movies', jsonBody('POST', { title: 'Wings of Desire', year: 1987 })), 201);
+    await readJson(
+      await t.api('/api/movies', jsonBody('POST', { title: 'Wings of Desire', year: 1987 })),
+      201,
+    );
     assert.deepEqual(await wished(), ['Wings of Desire 1987']);
     // The same title and year under another TMDb id is another film (a remake): the wish stays.
     await wish({ tmdb_id: 603 }); // The Matrix (1999)
-    await json(
+    await readJson(
       await t.api(
         '/api/movies',
         jsonBody('POST', {
@@ -149,13 +141,13 @@ describe('a wish ends whenever its film becomes owned', () => {
   });
 
   it('a copy added to a listed movie (a barcode scan of it) ends the wish', async () => {
-    const listed = await json<{ id: number }>(
+    const listed = await readJson<{ id: number }>(
       await t.api('/api/movies', jsonBody('POST', { title: 'Inception', year: 2010, tmdb_id: 27205 })),
       201,
     );
     await wish({ tmdb_id: 27205 }); // not owned: only listed
     await wish({ title: 'Heat', year: 1986 });
-    const scanned = await json<{ created_movie: boolean; from_wish: boolean; movie: { id: number } }>(
+    const scanned = await readJson<{ created_movie: boolean; from_wish: boolean; movie: { id: number } }>(
       await t.api(`/api/barcode/${BARCODES.inceptionBluRay}`, jsonBody('POST', { binder: 'O', slot: '2' })),
       201,
     );
@@ -165,21 +157,25 @@ describe('a wish ends whenever its film becomes owned', () => {
   });
 
   it('an owned movie edited into a wished film ends the wish; a listed one does not', async () => {
-    const disc = await json<{ id: number }>(
+    const disc = await readJson<{ id: number }>(
       await t.api(
         '/api/movies',
         jsonBody('POST', { title: 'Unlabelled disc', physical_copies: [{ binder: 'O', slot: '3' }] }),
       ),
       201,
     );
-    const listed = await json<{ id: number }>(
+    const listed = await readJson<{ id: number }>(
       await t.api('/api/movies', jsonBody('POST', { title: 'Unlabelled listing' })),
       201,
     );
     await wish({ title: 'Stalker', year: 1979 });
     await wish({ title: 'Solaris', year: 1972 });
-    await json(await t.api(`/api/movies/${disc.id}`, jsonBody('PATCH', { title: 'Stalker', year: 1979 })));
-    await json(await t.api(`/api/movies/${listed.id}`, jsonBody('PATCH', { title: 'Solaris', year: 1972 })));
+    await readJson(
+      await t.api(`/api/movies/${disc.id}`, jsonBody('PATCH', { title: 'Stalker', year: 1979 })),
+    );
+    await readJson(
+      await t.api(`/api/movies/${listed.id}`, jsonBody('PATCH', { title: 'Solaris', year: 1972 })),
+    );
     assert.deepEqual(await wished(), ['Solaris 1972']);
     await clear();
   });

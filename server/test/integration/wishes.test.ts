@@ -4,31 +4,18 @@
 // may write.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import type { Wish, WishList } from '@reelshelf/contract';
 import { ReelshelfClient } from '../../../client/src/index.ts';
 import { WishRepository } from '../../src/repositories/wish.repository.ts';
 import { BARCODES, type FakeProviders, startFakeProviders } from '../fakes/index.ts';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/test-server.ts';
-
-interface WishJson {
-  id: number;
-  title: string;
-  year: number | null;
-  tmdb_id: number | null;
-  note: string | null;
-  created_at: string;
-}
+import { signInSession } from '../helpers/household.ts';
+import { jsonBody, readJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let t: TestServer;
 let fakes: FakeProviders;
 
-async function json<T>(res: Response, status = 200): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
-
 const wish = (body: unknown) => t.api('/api/wishes', jsonBody('POST', body));
-const list = async () => (await json<{ items: WishJson[] }>(await t.api('/api/wishes'))).items;
+const list = async () => (await readJson<WishList>(await t.api('/api/wishes'))).items;
 
 describe('wish list API', () => {
   before(async () => {
@@ -42,21 +29,21 @@ describe('wish list API', () => {
   beforeEach(() => fakes.reset());
 
   it('adds by title + year, lists by title, refuses a duplicate either way, removes', async () => {
-    const heat = await json<WishJson>(await wish({ title: 'Heat', year: 1995, note: 'the Mann one' }), 201);
+    const heat = await readJson<Wish>(await wish({ title: 'Heat', year: 1995, note: 'the Mann one' }), 201);
     assert.equal(heat.title, 'Heat');
     assert.equal(heat.year, 1995);
     assert.equal(heat.tmdb_id, null);
     assert.equal(heat.note, 'the Mann one');
-    const amelie = await json<WishJson>(await wish({ title: 'Amélie', year: 2001 }), 201);
+    const amelie = await readJson<Wish>(await wish({ title: 'Amélie', year: 2001 }), 201);
     // The same film, spelled otherwise: one wish (normalized title + year).
-    const again = await json<{ error: string; wish_id: number }>(
+    const again = await readJson<{ error: string; wish_id: number }>(
       await wish({ title: 'heat', year: 1995 }),
       409,
     );
     assert.equal(again.error, 'already_wished');
     assert.equal(again.wish_id, heat.id);
     // Another year is another film.
-    const remake = await json<WishJson>(await wish({ title: 'Heat', year: 1986 }), 201);
+    const remake = await readJson<Wish>(await wish({ title: 'Heat', year: 1986 }), 201);
     assert.deepEqual(
       (await list()).map((w) => [w.title, w.year]),
       [
@@ -73,25 +60,25 @@ describe('wish list API', () => {
   });
 
   it('400 without a title or tmdb_id; a tmdb_id alone is titled from TMDb; 409 by either identity', async () => {
-    const none = await json<{ error: string }>(await wish({ year: 1999 }), 400);
+    const none = await readJson<{ error: string }>(await wish({ year: 1999 }), 400);
     assert.equal(none.error, 'validation_failed');
     assert.equal((await wish({ title: '   ' })).status, 400);
-    const matrix = await json<WishJson>(await wish({ tmdb_id: 603 }), 201);
+    const matrix = await readJson<Wish>(await wish({ tmdb_id: 603 }), 201);
     assert.equal(matrix.title, 'The Matrix');
     assert.equal(matrix.year, 1999);
     assert.equal(matrix.tmdb_id, 603);
     assert.equal(
-      (await json<{ error: string }>(await wish({ tmdb_id: 603, title: 'Matrix' }), 409)).error,
+      (await readJson<{ error: string }>(await wish({ tmdb_id: 603, title: 'Matrix' }), 409)).error,
       'already_wished',
     );
     assert.equal(
-      (await json<{ error: string }>(await wish({ title: 'Matrix, The', year: 1999 }), 409)).error,
+      (await readJson<{ error: string }>(await wish({ title: 'Matrix, The', year: 1999 }), 409)).error,
       'already_wished',
     );
-    const unknown = await json<{ error: string }>(await wish({ tmdb_id: 999_999 }), 400);
+    const unknown = await readJson<{ error: string }>(await wish({ tmdb_id: 999_999 }), 400);
     assert.equal(unknown.error, 'validation_failed');
     fakes.tmdb.failNext('server_error', 10);
-    const down = await json<{ error: string }>(await wish({ tmdb_id: 348 }), 502);
+    const down = await readJson<{ error: string }>(await wish({ tmdb_id: 348 }), 502);
     assert.equal(down.error, 'upstream_unavailable');
     assert.deepEqual(
       (await list()).map((w) => w.tmdb_id),
@@ -124,21 +111,21 @@ describe('wish list API', () => {
   });
 
   it('409 already_owned for a film with a copy; a film with neither copy nor file may be wished', async () => {
-    await json(
+    await readJson(
       await t.api(
         '/api/movies',
         jsonBody('POST', { title: 'Owned Film', year: 2010, physical_copies: [{ binder: 'W', slot: '1' }] }),
       ),
       201,
     );
-    const owned = await json<{ error: string; movie_id: number }>(
+    const owned = await readJson<{ error: string; movie_id: number }>(
       await wish({ title: 'Owned Film', year: 2010 }),
       409,
     );
     assert.equal(owned.error, 'already_owned');
     assert.ok(owned.movie_id > 0);
-    await json(await t.api('/api/movies', jsonBody('POST', { title: 'Only Listed', year: 2011 })), 201);
-    const listed = await json<WishJson>(await wish({ title: 'Only Listed', year: 2011 }), 201);
+    await readJson(await t.api('/api/movies', jsonBody('POST', { title: 'Only Listed', year: 2011 })), 201);
+    const listed = await readJson<Wish>(await wish({ title: 'Only Listed', year: 2011 }), 201);
     await t.api(`/api/wishes/${listed.id}`, { method: 'DELETE' });
   });
 
@@ -147,7 +134,7 @@ describe('wish list API', () => {
     const inception = await client.addWish({ title: 'Inception', year: 2010 });
     const alien = await client.addWish({ tmdb_id: 348 });
     assert.equal(alien.title, 'Alien');
-    const scanned = await json<{ from_wish: boolean; movie: { id: number } }>(
+    const scanned = await readJson<{ from_wish: boolean; movie: { id: number } }>(
       await t.api(`/api/barcode/${BARCODES.inceptionBluRay}`, jsonBody('POST', { binder: 'W', slot: '5' })),
       201,
     );
@@ -168,13 +155,13 @@ describe('wish list API', () => {
       (await client.wishes()).items.map((w) => w.id),
       [alien.id],
     );
-    const ok = await json<{ from_wish: boolean }>(
+    const ok = await readJson<{ from_wish: boolean }>(
       await t.api(`/api/barcode/${BARCODES.alienDvd}`, jsonBody('POST', { binder: 'W', slot: '6' })),
       201,
     );
     assert.equal(ok.from_wish, true);
     assert.deepEqual((await client.wishes()).items, []);
-    const plain = await json<{ from_wish: boolean }>(
+    const plain = await readJson<{ from_wish: boolean }>(
       await t.api(`/api/barcode/${BARCODES.dune4k}`, jsonBody('POST', { binder: 'W', slot: '7' })),
       201,
     );
@@ -187,7 +174,7 @@ describe('wish list API', () => {
 
   it('everyone reads the list; a child may not add or remove (members and admins may)', async () => {
     const person = async (name: string, role: string) => {
-      const user = await json<{ id: number }>(
+      const user = await readJson<{ id: number }>(
         await t.api(
           '/api/users',
           jsonBody('POST', {
@@ -201,19 +188,14 @@ describe('wish list API', () => {
       );
       assert.ok(user.id > 0);
       // A browser session: its cookie, and the CSRF header every write carries.
-      const res = await fetch(`${t.url}/api/sessions`, {
-        ...jsonBody('POST', { name, password: `${name} password 123` }),
-        headers: { 'content-type': 'application/json' },
-      });
-      const body = await json<{ csrf_token: string }>(res);
-      const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      return { cookie, 'x-csrf-token': body.csrf_token, 'content-type': 'application/json' };
+      const { cookie, csrf } = await signInSession(t, name, `${name} password 123`);
+      return { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' };
     };
     const kid = await person('Kid', 'child');
     const mem = await person('Mem', 'member');
     const post = (headers: Record<string, string>, body: unknown) =>
       fetch(`${t.url}/api/wishes`, { method: 'POST', headers, body: JSON.stringify(body) });
-    const added = await json<WishJson>(await post(mem, { title: 'Paddington 2', year: 2017 }), 201);
+    const added = await readJson<Wish>(await post(mem, { title: 'Paddington 2', year: 2017 }), 201);
     assert.equal((await fetch(`${t.url}/api/wishes`, { headers: kid })).status, 200);
     assert.equal((await post(kid, { title: 'Paddington', year: 2014 })).status, 403);
     const del = ({ cookie, 'x-csrf-token': csrf }: Record<string, string>) =>

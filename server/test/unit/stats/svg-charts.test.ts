@@ -88,7 +88,11 @@ describe('barChart', () => {
   it('text is large enough for a TV (≥ 20 px in a 900 px chart)', () => {
     const svg = barChart([{ label: 'DVD', value: 3 }], { id: 'c', title: 't' });
     assert.match(svg, /viewBox="0 0 900 /);
-    for (const m of svg.matchAll(/font-size="(\d+)"/g)) assert.ok(Number(m[1]) >= 20);
+    // Every <text> carries its size (none left to the 16 px default), and each is ≥ 20.
+    const sizes = [...svg.matchAll(/<text [^>]*font-size="(\d+)"/g)].map((m) => Number(m[1]));
+    assert.equal(sizes.length, texts(svg).length, svg);
+    assert.equal(sizes.length > 0, true);
+    for (const size of sizes) assert.ok(size >= 20, String(size));
   });
 });
 
