@@ -3,15 +3,9 @@ import { insertRows } from '../db/bulk-insert.ts';
 import type { Db } from '../db/database.ts';
 import type { FilmKey, NewWish, WishRow } from '../domain/wishes.ts';
 import { AppError } from '../errors.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 
 const COLUMNS = ['id', 'tmdb_id', 'title', 'year', 'normalized_title', 'note', 'created_at'] as const;
-
-/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
-function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
-  const code = (err as { code: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
-}
 
 /**
  * domain/wishes.ts's wishMatchesFilm in SQL: movie `m` is the film of wish `w` (same TMDb id when both
