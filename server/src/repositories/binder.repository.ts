@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import type { ArtworkState } from '../domain/artwork-url.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { movieVisible } from './visibility.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 
 export interface BinderRow {
   id: number;
@@ -40,13 +41,6 @@ export interface CopyPlaceRow {
   slot: string | null;
   binder: string | null;
   title: string;
-}
-
-/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
-function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
-  const code = (err as { code: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
 /**

@@ -90,12 +90,7 @@ export class CollectorRepository {
       .where(movieVisible(filter, 'm.certification'))
       .where(({ or, exists, selectFrom }) =>
         or([
-          exists(
-            selectFrom('media_files as f')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('f.movie_id', '=', 'pc.movie_id')
-              .where('f.status', '=', 'present'),
-          ),
+          filmHasPresentFile('pc.movie_id'),
           exists(
             selectFrom('physical_copies as other')
               .select(sql<number>`1`.as('one'))

@@ -4,16 +4,10 @@ import type { Db } from '../db/database.ts';
 import type { CertificationFilter } from '../domain/people/visibility.ts';
 import { AppError } from '../errors.ts';
 import { movieVisible } from './visibility.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 
 /** A loan with the disc and film it is of, as GET /api/loans lists it (before `overdue`). */
 export type LoanRow = Omit<LoanView, 'overdue'>;
-
-/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
-function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
-  const code = (err as { code: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
-}
 
 /**
  * loans (migration 0019) with their copy, film, edition and binder. What /library lists of a copy

@@ -3,15 +3,10 @@ import { insertRows } from '../db/bulk-insert.ts';
 import type { Db } from '../db/database.ts';
 import type { FilmKey, NewWish, WishRow } from '../domain/wishes.ts';
 import { AppError } from '../errors.ts';
+import { filmHasDisc, filmHasPresentFile } from './rip-queue.predicate.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 
 const COLUMNS = ['id', 'tmdb_id', 'title', 'year', 'normalized_title', 'note', 'created_at'] as const;
-
-/** A unique constraint refused the write (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505). */
-function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
-  const code = (err as { code: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
-}
 
 /**
  * domain/wishes.ts's wishMatchesFilm in SQL: movie `m` is the film of wish `w` (same TMDb id when both
@@ -33,9 +28,11 @@ const CANDIDATES = [
   sql<SqlBool>`m.normalized_title = w.normalized_title`,
 ] as const;
 
-/** Movie `m` is owned: a physical copy of it, or a file of it on disk (a missing file does not count). */
-const OWNED = sql<SqlBool>`(exists (select 1 from physical_copies pc where pc.movie_id = m.id)
-  or exists (select 1 from media_files mf where mf.movie_id = m.id and mf.status = 'present'))`;
+/**
+ * Movie `m` is owned: a physical copy of it, or a file of it on disk (a missing file does not count):
+ * the rip queue's two facts (rip-queue.predicate.ts), either one.
+ */
+const OWNED = sql<SqlBool>`(${filmHasDisc('m.id')} or ${filmHasPresentFile('m.id')})`;
 
 /** The wish list (migration 0020; docs/collector.md "Wish list"). */
 export class WishRepository {

@@ -642,7 +642,8 @@ function readLoans(r: Reader, obj: Json): ExportLoan[] {
     const to = borrowerName(l.requiredText(o, 'to', MAX_BORROWER_LENGTH));
     const instant = (key: 'lent_at' | 'returned_at'): string | null => {
       const value = l.text(o, key, 30);
-      if (value !== null && (!INSTANT.test(value) || Number.isNaN(Date.parse(value)))) {
+      // Round-trips: a time of no calendar day (2026-02-30T…) parses, as another day.
+      if (value !== null && (!INSTANT.test(value) || !isInstant(value))) {
         l.fail(key, 'must be a UTC time such as 2026-03-10T12:00:00.000Z');
         return null;
       }
@@ -653,6 +654,9 @@ function readLoans(r: Reader, obj: Json): ExportLoan[] {
     const due = l.text(o, 'due', 10);
     if (due !== null && !isCalendarDate(due)) l.fail('due', 'must be a day, YYYY-MM-DD, or null');
     const returnedAt = instant('returned_at');
+    if (lentAt !== null && returnedAt !== null && returnedAt < lentAt) {
+      l.fail('returned_at', 'is before lent_at: a disc comes back after it was lent');
+    }
     if (to === '' || lentAt === null) return;
     out.push({ to, lent_at: lentAt, due, returned_at: returnedAt });
   });
@@ -660,6 +664,12 @@ function readLoans(r: Reader, obj: Json): ExportLoan[] {
     r.fail('loans', 'a disc is lent to one person at a time: at most one loan without returned_at');
   }
   return out;
+}
+
+/** An ISO-8601 UTC time that names a real moment: it prints back as written. */
+function isInstant(value: string): boolean {
+  const ms = Date.parse(value);
+  return !Number.isNaN(ms) && new Date(ms).toISOString() === value;
 }
 
 function nonBlank(r: Reader, obj: Json, key: string, max: number): string | null {

@@ -5,7 +5,7 @@ import type { BinderSummary, BinderView, SlotCopy } from '../../services/collect
 import { principalOf } from '../principal.ts';
 import { type Html, html, safeUrl } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
-import { csrfInput, formField as field } from './forms.ts';
+import { csrfInput, formField as field, positiveId } from './forms.ts';
 
 type BinderPageServices = Pick<Services, 'binders' | 'visibility'>;
 
@@ -228,9 +228,8 @@ export function registerBinderPages(
 
   app.post<{ Params: { name: string } }>('/binders/:name/move', (request, reply) =>
     act(request, reply, async () => {
-      const copy = Number(field(request.body, 'copy'));
-      if (!Number.isInteger(copy) || copy < 1)
-        throw new AppError('validation_failed', { message: 'No disc named.' });
+      const copy = positiveId(field(request.body, 'copy'));
+      if (copy === null) throw new AppError('validation_failed', { message: 'No disc named.' });
       const moved = await services.binders.move(
         copy,
         field(request.body, 'binder'),

@@ -5,7 +5,7 @@ import type { Services } from '../../services/index.ts';
 import { principalOf } from '../principal.ts';
 import { type Html, html } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
-import { csrfInput, formField as field } from './forms.ts';
+import { csrfInput, formField as field, positiveId } from './forms.ts';
 
 type LoanPageServices = Pick<Services, 'loans' | 'visibility'>;
 
@@ -139,9 +139,8 @@ export function registerLoanPages(
     write: (copy: number) => Promise<unknown>,
   ) => {
     try {
-      const copy = Number(field(request.body, 'copy'));
-      if (!Number.isInteger(copy) || copy < 1)
-        throw new AppError('validation_failed', { message: 'No disc named.' });
+      const copy = positiveId(field(request.body, 'copy'));
+      if (copy === null) throw new AppError('validation_failed', { message: 'No disc named.' });
       await write(copy);
       return reply.redirect(backTo(request.body), 303);
     } catch (err) {

@@ -38,7 +38,7 @@ import { type ScanPageData, scanPage } from './scan.page.ts';
 import { safeNext, signInPage } from './sign-in.page.ts';
 import { continueRow, historyPage, nowPlayingPage } from './plays.page.ts';
 import { sendBytes } from '../stream-response.ts';
-import { formField as field } from './forms.ts';
+import { formField as field, positiveId } from './forms.ts';
 
 /** What the pages read and do: the same services the API uses. */
 export type PageServices = Pick<
@@ -157,12 +157,6 @@ export function isPageRequest(request: FastifyRequest): boolean {
     return path === '/library' && prefersHtml(request.headers.accept);
   }
   return request.method === 'POST' && (FORM_PATHS.has(path) || FORM_PREFIXES.some((p) => path.startsWith(p)));
-}
-
-function positiveId(value: unknown): number | null {
-  if (typeof value !== 'string' || !/^\d{1,10}$/.test(value)) return null;
-  const n = Number(value);
-  return n >= 1 && n <= 2147483647 ? n : null;
 }
 
 /** The HTML pages: sign-in, library, movie, scan, and the static assets they load. */

@@ -11,7 +11,7 @@ import { type Html, html, raw } from './html.ts';
 import { dlnaSection } from './dlna.page.ts';
 import { nodesSection } from './nodes.page.ts';
 import type { DlnaStatus } from '../../services/dlna/dlna-services.ts';
-import { csrfInput, formField as field } from './forms.ts';
+import { csrfInput, formField as field, positiveId } from './forms.ts';
 
 /** What the people pages need of the page renderer (Pages in pages.routes.ts). */
 export interface PageRenderer {
@@ -24,12 +24,6 @@ export interface PageRenderer {
 }
 
 type PeopleServices = Pick<Services, 'users' | 'sessions' | 'keys' | 'dlna' | 'nodes'>;
-
-function positiveId(value: string): number | null {
-  if (!/^\d{1,10}$/.test(value)) return null;
-  const n = Number(value);
-  return n >= 1 && n <= 2147483647 ? n : null;
-}
 
 /** An AppError a person can act on (4xx) as a sentence; anything else is rethrown. */
 function refusal(err: unknown): { message: string; status: number } {

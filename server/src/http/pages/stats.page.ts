@@ -205,12 +205,26 @@ export function registerStatsPages(
   });
 
   app.get<{ Querystring: { person?: string; year?: string } }>('/stats/year', async (request, reply) => {
-    const person = positiveInt(request.query.person);
-    const year = positiveInt(request.query.year);
-    const view = await services.stats.year(principalOf(request), {
-      ...(person === undefined ? {} : { person }),
-      ...(year === undefined ? {} : { year }),
-    });
+    let view: YearView;
+    try {
+      const person = positiveInt(request.query.person);
+      const year = positiveInt(request.query.year);
+      view = await services.stats.year(principalOf(request), {
+        ...(person === undefined ? {} : { person }),
+        ...(year === undefined ? {} : { year }),
+      });
+    } catch (err) {
+      // A refusal (400 not a year, 403 another's year, 404 no such person) is a page with its reason.
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return pages.page(request, reply, {
+        status: err.status,
+        title: 'Stats',
+        current: 'stats',
+        body: html`<h1>Your year</h1>
+          <p class="error" role="alert">${err.message}</p>
+          <p><a href="/stats/year">This year</a> · <a href="/stats">Stats</a></p>`,
+      });
+    }
     return pages.page(request, reply, {
       title: `${view.person.name}’s ${view.year}`,
       current: 'stats',

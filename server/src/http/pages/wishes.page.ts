@@ -5,7 +5,7 @@ import type { Wish, WishInput } from '../../services/collector/wish.service.ts';
 import { principalOf } from '../principal.ts';
 import { type Html, html } from './html.ts';
 import type { PageRenderer } from './people.pages.ts';
-import { csrfInput, formField } from './forms.ts';
+import { csrfInput, formField, positiveId } from './forms.ts';
 
 type WishPageServices = Pick<Services, 'wishes'>;
 
@@ -164,8 +164,8 @@ export function registerWishPages(
 
   app.post<{ Params: { id: string } }>('/wishes/:id/remove', (request, reply) =>
     act(request, reply, async () => {
-      const id = Number(request.params.id);
-      if (!Number.isInteger(id) || id < 1) throw new AppError('not_found', { message: 'No such wish.' });
+      const id = positiveId(request.params.id);
+      if (id === null) throw new AppError('not_found', { message: 'No such wish.' });
       await services.wishes.remove(id);
       return '/wishes';
     }),

@@ -69,12 +69,20 @@ export class LoanService {
     });
   }
 
-  /** Ends the copy's loan (kept as history) and returns it; 404 no copy, 409 `not_on_loan`. */
+  /**
+   * Ends the copy's loan (kept as history) and returns it; 404 no copy, 409 `not_on_loan`. Never
+   * back before it left: a node whose clock is a moment behind the lending one returns it at the
+   * lend time (an export's loans import only when returned_at is not before lent_at).
+   */
   async giveBack(copyId: number): Promise<LoanView> {
     const now = isoNow(this.deps.clock);
     return this.deps.store.transaction(async ({ loans }) => {
       if (!(await loans.copyExists(copyId))) throw noCopy(copyId);
-      const id = await loans.giveBack(copyId, now);
+      const open = await loans.open(copyId);
+      const id =
+        open === undefined
+          ? undefined
+          : await loans.giveBack(copyId, open.lent_at > now ? open.lent_at : now);
       if (id === undefined) {
         throw new AppError('not_on_loan', {
           message: `Copy ${copyId} is not lent out.`,

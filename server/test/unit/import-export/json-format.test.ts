@@ -604,4 +604,19 @@ describe('loans in the JSON document (issue 27)', () => {
       ['copies/0/loans/0/lent_at'],
     );
   });
+
+  it('refuses a time that is no calendar day (it was stored as written) and a return before the lend', () => {
+    assert.deepEqual(
+      errorsOf(
+        lent([
+          { ...chris, lent_at: '2026-02-30T10:00:00.000Z' },
+          { ...chris, returned_at: '2025-13-01T10:00:00.000Z' },
+          { ...chris, returned_at: '2025-12-31T10:00:00.000Z' },
+        ]),
+      ).map((e) => e.field),
+      ['copies/0/loans/0/lent_at', 'copies/0/loans/1/returned_at', 'copies/0/loans/2/returned_at'],
+    );
+    const sameMoment = validateLibraryExport(lent([{ ...chris, returned_at: chris.lent_at }]));
+    assert.equal(sameMoment.ok, true, 'back the moment it left is a loan all the same');
+  });
 });
